@@ -1,0 +1,1 @@
+"""HTTP service (later issues)."""

@@ -1,0 +1,1 @@
+"""The diagnosis domain: reports, findings, tools, agents (later issues)."""

@@ -1,0 +1,87 @@
+"""`python -m repomap PATH [--tokens N] [--focus FILE_OR_IDENT ...] [--stats]`.
+
+Exit codes: 0 map printed; 2 bad arguments or repository path; 1 unexpected failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+from repomap.build import Progress
+from repomap.constants import DEFAULT_MAP_TOKENS
+from repomap.errors import RepoMapError
+from repomap.languages import LANGUAGES
+from repomap.render import estimate_tokens
+from repomap.repository import Repository
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+def parser() -> argparse.ArgumentParser:
+    cli = argparse.ArgumentParser(
+        prog="python -m repomap",
+        description="Print a ranked, token-budgeted map of a repository's definitions.",
+        epilog=f"Languages: {', '.join(sorted(LANGUAGES))}. The index is cached under "
+        "$DIAGNOSER_HOME (default: the user cache dir), never inside the repository.",
+    )
+    cli.add_argument("path", help="the repository's root folder")
+    cli.add_argument(
+        "--tokens",
+        type=int,
+        default=DEFAULT_MAP_TOKENS,
+        help=f"token budget of the map (default {DEFAULT_MAP_TOKENS})",
+    )
+    cli.add_argument(
+        "--focus",
+        nargs="+",
+        default=[],
+        metavar="FILE_OR_IDENT",
+        help="files (path, path suffix, or path:line) and identifiers to centre on",
+    )
+    cli.add_argument("--stats", action="store_true", help="print build statistics to stderr")
+    cli.add_argument("--no-cache", action="store_true", help="ignore and do not write the cache")
+    return cli
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.tokens < 1:
+        print("error: --tokens must be a positive number", file=sys.stderr)
+        return EXIT_USAGE
+    started = time.perf_counter()
+    progress = _progress_printer() if sys.stderr.isatty() else None
+    try:
+        repo = Repository.open(args.path, use_cache=not args.no_cache, progress=progress)
+    except RepoMapError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    text = repo.map(focus=args.focus, tokens=args.tokens)
+    sys.stdout.write(text)
+    if args.stats:
+        stats = repo.stats
+        print(
+            f"files {stats.files}  parsed {stats.parsed}  cached {stats.reused}  "
+            f"definitions {sum(len(t.definitions) for t in repo.tags.values())}  "
+            f"warnings {len(repo.warnings)}\n"
+            f"build {stats.seconds:.3f}s  total {time.perf_counter() - started:.3f}s  "
+            f"map ~{estimate_tokens(text)} tokens  cache {stats.cache_dir}",
+            file=sys.stderr,
+        )
+    return EXIT_OK
+
+
+def _progress_printer() -> Progress:
+    def progress(done: int, total: int) -> None:
+        end = "\n" if done == total else ""
+        print(f"\rparsing {done}/{total} files", end=end, file=sys.stderr, flush=True)
+
+    return progress
+
+
+if __name__ == "__main__":
+    sys.exit(main())

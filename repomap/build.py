@@ -1,0 +1,181 @@
+"""Build (or refresh) the tags of a whole repository, using and updating the cache.
+
+An unchanged file (same size and mtime) is taken from the cache without being read;
+one whose mtime moved but whose content hash is unchanged is too. Everything else is
+read and parsed — in a process pool across cores when there is enough to parse.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from repomap import cache
+from repomap.constants import (
+    BINARY_SNIFF_BYTES,
+    MAX_FILE_BYTES,
+    MAX_LINE_CHARS,
+    MIN_FILES_FOR_POOL,
+    PARSE_CHUNK_FILES,
+)
+from repomap.files import FileEntry, Skipped, resolve_root, walk_files
+from repomap.tags import FileTags, extract_tags
+
+Progress = Callable[[int, int], None]
+"""Called as `progress(done, total)` while files are parsed."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuildStats:
+    files: int
+    """Files with a supported language that were considered."""
+    parsed: int
+    """Files read and parsed this time (cache misses)."""
+    reused: int
+    """Files taken from the cache."""
+    seconds: float
+    cache_dir: str
+
+
+@dataclass(slots=True)
+class BuildResult:
+    root: Path
+    tags: dict[str, FileTags]
+    """Repo-relative path → tags, for every mapped file."""
+    warnings: list[Skipped] = field(default_factory=list)
+    stats: BuildStats | None = None
+
+
+def build(
+    path: str | os.PathLike[str],
+    *,
+    home: Path | None = None,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+    workers: int | None = None,
+) -> BuildResult:
+    """Tags of every supported file under `path`, reusing the cache in `home`."""
+    started = time.perf_counter()
+    root = resolve_root(path)
+    directory = cache.cache_dir_for(root, home)
+    state = cache.load(directory) if use_cache else cache.CacheState()
+    walked = walk_files(root)
+    entries = [entry for entry in walked.files if entry.language is not None]
+
+    fresh: dict[str, cache.CachedFile] = {}
+    to_parse: list[FileEntry] = []
+    for entry in entries:
+        hit = _reuse(root, entry, state.files.get(entry.path))
+        if hit is None:
+            to_parse.append(entry)
+        else:
+            fresh[entry.path] = hit
+    for entry, parsed in zip(to_parse, _parse_all(root, to_parse, progress, workers), strict=True):
+        fresh[entry.path] = parsed
+
+    if use_cache and (to_parse or state.problem or fresh.keys() != state.files.keys()):
+        cache.save(directory, fresh)
+    warnings = list(walked.skipped)
+    if state.problem:
+        warnings.insert(0, Skipped(str(directory), state.problem))
+    for path_, cached in sorted(fresh.items()):
+        if cached.tags is None:
+            warnings.append(Skipped(path_, cached.skip_reason))
+        warnings.extend(Skipped(path_, note) for note in cached.notes)
+    stats = BuildStats(
+        files=len(entries),
+        parsed=len(to_parse),
+        reused=len(entries) - len(to_parse),
+        seconds=time.perf_counter() - started,
+        cache_dir=str(directory),
+    )
+    tags = {p: c.tags for p, c in sorted(fresh.items()) if c.tags is not None}
+    return BuildResult(root=root, tags=tags, warnings=warnings, stats=stats)
+
+
+def _reuse(
+    root: Path, entry: FileEntry, cached: cache.CachedFile | None
+) -> cache.CachedFile | None:
+    """The cached tags when the file is unchanged, else None."""
+    if cached is None or cached.size != entry.size:
+        return None
+    if cached.mtime_ns == entry.mtime_ns:
+        return cached
+    try:
+        digest = cache.content_digest((root / entry.path).read_bytes())
+    except OSError:
+        return None
+    if digest != cached.digest:
+        return None
+    return cache.CachedFile(
+        entry.size, entry.mtime_ns, digest, cached.tags, cached.skip_reason, cached.notes
+    )
+
+
+def _parse_all(
+    root: Path, entries: list[FileEntry], progress: Progress | None, workers: int | None
+) -> Iterator[cache.CachedFile]:
+    total = len(entries)
+    if progress:
+        progress(0, total)
+    workers = workers or os.cpu_count() or 1
+    if total < MIN_FILES_FOR_POOL or workers == 1:
+        for done, entry in enumerate(entries, 1):
+            yield tag_file(root, entry)
+            if progress:
+                progress(done, total)
+        return
+    chunks = [entries[i : i + PARSE_CHUNK_FILES] for i in range(0, total, PARSE_CHUNK_FILES)]
+    # forkserver: safe in a process that runs threads (the API server), unlike fork.
+    context = multiprocessing.get_context("forkserver")
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        done = 0
+        for results in pool.map(_tag_chunk, [root] * len(chunks), chunks):
+            yield from results
+            done += len(results)
+            if progress:
+                progress(done, total)
+
+
+def _tag_chunk(root: Path, entries: list[FileEntry]) -> list[cache.CachedFile]:
+    return [tag_file(root, entry) for entry in entries]
+
+
+def tag_file(root: Path, entry: FileEntry) -> cache.CachedFile:
+    """Read one file and extract its tags, or record why it was skipped."""
+
+    def skipped(reason: str, digest: str = "") -> cache.CachedFile:
+        return cache.CachedFile(entry.size, entry.mtime_ns, digest, None, reason)
+
+    if entry.size > MAX_FILE_BYTES:
+        return skipped(f"larger than {MAX_FILE_BYTES // 1000} kB")
+    try:
+        data = (root / entry.path).read_bytes()
+    except OSError as exc:
+        return skipped(f"unreadable: {exc.strerror}")
+    digest = cache.content_digest(data)
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return skipped("binary content", digest)
+    if _longest_line(data) > MAX_LINE_CHARS:
+        return skipped(f"a line over {MAX_LINE_CHARS} characters (minified or generated)", digest)
+    notes: list[str] = []
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        notes.append("invalid UTF-8; undecodable bytes shown as U+FFFD")
+    assert entry.language is not None
+    tags = extract_tags(data, entry.language)
+    if tags.syntax_error:
+        notes.append("syntax errors; definitions are best-effort")
+    return cache.CachedFile(entry.size, entry.mtime_ns, digest, tags, notes=tuple(notes))
+
+
+def _longest_line(data: bytes) -> int:
+    if len(data) <= MAX_LINE_CHARS:
+        return len(data)
+    return max(map(len, data.split(b"\n")))

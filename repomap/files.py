@@ -1,0 +1,152 @@
+"""Which files of a repository the map covers.
+
+Walks the tree without following directory symlinks (so no loops, and nothing outside
+the root), honours every `.gitignore` on the way (pathspec, git's own semantics) plus
+the default ignores in `constants`, and stats each file once. Content checks (binary,
+minified, size) happen when a file is read for parsing, in `build`.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from repomap.constants import DEFAULT_IGNORED_DIRS, MAX_WALK_DEPTH, MINIFIED_SUFFIXES
+from repomap.errors import InvalidRepoError
+from repomap.languages import language_for
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """One file found by the walk."""
+
+    path: str
+    """Repo-relative, `/`-separated."""
+    size: int
+    mtime_ns: int
+    language: str | None
+    """None for files the map has no grammar for."""
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A path left out of the map, and why (shown in the map's warnings section)."""
+
+    path: str
+    reason: str
+
+
+@dataclass(slots=True)
+class WalkResult:
+    files: list[FileEntry] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ignore:
+    base: str  # repo-relative directory the .gitignore lives in ("" for the root)
+    spec: pathspec.GitIgnoreSpec
+
+    def matches(self, rel: str, is_dir: bool) -> bool:
+        if self.base:
+            if not rel.startswith(self.base + "/"):
+                return False
+            rel = rel[len(self.base) + 1 :]
+        return self.spec.match_file(rel + "/" if is_dir else rel)
+
+
+def resolve_root(path: str | os.PathLike[str]) -> Path:
+    """The absolute repository root, or InvalidRepoError saying what is wrong with it."""
+    root = Path(path).expanduser()
+    if not root.exists():
+        raise InvalidRepoError(f"no such directory: {path}")
+    if not root.is_dir():
+        raise InvalidRepoError(f"not a directory (give the repository's folder): {path}")
+    if not os.access(root, os.R_OK | os.X_OK):
+        raise InvalidRepoError(f"cannot read directory: {path}")
+    return root.resolve()
+
+
+def walk_files(root: Path) -> WalkResult:
+    """Every non-ignored regular file under `root` (sorted), and what was skipped."""
+    result = WalkResult()
+    _walk(root, "", [], 0, result)
+    result.files.sort(key=lambda f: f.path)
+    return result
+
+
+def _walk(root: Path, rel_dir: str, ignores: list[_Ignore], depth: int, out: WalkResult) -> None:
+    # Plain strings, not Path objects: this runs once per directory of a large tree.
+    directory = os.path.join(root, rel_dir) if rel_dir else str(root)
+    if depth > MAX_WALK_DEPTH:
+        out.skipped.append(Skipped(rel_dir, "nested too deep"))
+        return
+    ignores = _with_gitignore(directory, rel_dir, ignores, out)
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError as exc:
+        out.skipped.append(Skipped(rel_dir or ".", f"cannot list directory: {exc.strerror}"))
+        return
+    for entry in entries:
+        rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+        try:
+            if entry.is_symlink():
+                _add_symlink(root, entry, rel, ignores, out)
+            elif entry.is_dir(follow_symlinks=False):
+                if not _ignored_dir(entry.name, rel, ignores):
+                    _walk(root, rel, ignores, depth + 1, out)
+            elif entry.is_file(follow_symlinks=False) and not _ignored_file(
+                entry.name, rel, ignores
+            ):
+                st = entry.stat(follow_symlinks=False)
+                out.files.append(FileEntry(rel, st.st_size, st.st_mtime_ns, language_for(rel)))
+        except OSError as exc:
+            out.skipped.append(Skipped(rel, f"cannot stat: {exc.strerror}"))
+
+
+def _add_symlink(
+    root: Path, entry: os.DirEntry[str], rel: str, ignores: list[_Ignore], out: WalkResult
+) -> None:
+    """File symlinks that stay inside the root are mapped; directory symlinks never are."""
+    try:
+        target = Path(entry.path).resolve(strict=True)
+    except (OSError, RuntimeError):
+        out.skipped.append(Skipped(rel, "broken or looping symlink"))
+        return
+    if not target.is_relative_to(root):
+        out.skipped.append(Skipped(rel, "symlink points outside the repository"))
+        return
+    st = target.stat()
+    if stat.S_ISREG(st.st_mode) and not _ignored_file(entry.name, rel, ignores):
+        out.files.append(FileEntry(rel, st.st_size, st.st_mtime_ns, language_for(rel)))
+
+
+def _with_gitignore(
+    directory: str, rel_dir: str, ignores: list[_Ignore], out: WalkResult
+) -> list[_Ignore]:
+    gitignore = os.path.join(directory, ".gitignore")
+    if not os.path.isfile(gitignore):
+        return ignores
+    try:
+        with open(gitignore, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError as exc:
+        out.skipped.append(Skipped(f"{rel_dir}/.gitignore".lstrip("/"), f"unreadable: {exc}"))
+        return ignores
+    return [*ignores, _Ignore(rel_dir, pathspec.GitIgnoreSpec.from_lines(lines))]
+
+
+def _ignored_dir(name: str, rel: str, ignores: list[_Ignore]) -> bool:
+    if name in DEFAULT_IGNORED_DIRS or name.startswith(".") or name.endswith(".egg-info"):
+        return True
+    return any(ignore.matches(rel, is_dir=True) for ignore in ignores)
+
+
+def _ignored_file(name: str, rel: str, ignores: list[_Ignore]) -> bool:
+    if name.endswith(MINIFIED_SUFFIXES):
+        return True
+    return any(ignore.matches(rel, is_dir=False) for ignore in ignores)

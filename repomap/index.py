@@ -1,0 +1,172 @@
+"""`SymbolIndex`: look up definitions and references across a repository's tags.
+
+Pure: built from `{path: FileTags}`; lookup tables are made on first use, so building
+an index to render a map costs nothing extra.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import NamedTuple
+
+from rapidfuzz import fuzz, process
+
+from repomap.tags import Definition, FileTags
+
+MAX_SUGGESTIONS = 5
+FUZZY_CUTOFF = 70.0
+"""rapidfuzz WRatio score (0–100) below which a name is not suggested."""
+
+
+class Symbol(NamedTuple):
+    """A definition and the file it is in."""
+
+    path: str
+    definition: Definition
+
+
+class ReferenceSite(NamedTuple):
+    """A line of a file that uses a name."""
+
+    path: str
+    line: int
+
+
+class MatchKind(StrEnum):
+    EXACT = "exact"  # the bare name or the full qualified name
+    QUALIFIED = "qualified"  # a dotted suffix (`QuerySet.filter`) or module path + name
+    CASE_INSENSITIVE = "case-insensitive"
+    NONE = "none"  # nothing matched; see suggestions
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """The answer to `SymbolIndex.find`."""
+
+    matches: tuple[Symbol, ...]
+    how: MatchKind
+    suggestions: tuple[str, ...] = ()
+    """"Did you mean" names, when nothing matched."""
+
+
+class SymbolIndex:
+    """Definitions and references of every mapped file."""
+
+    def __init__(self, tags: Mapping[str, FileTags]) -> None:
+        self._tags = tags
+
+    @property
+    def files(self) -> list[str]:
+        return list(self._tags)
+
+    def tags(self, path: str) -> FileTags | None:
+        return self._tags.get(path)
+
+    def definitions_in(self, path: str) -> tuple[Definition, ...]:
+        tags = self._tags.get(path)
+        return tags.definitions if tags else ()
+
+    def enclosing(self, path: str, line: int) -> Definition | None:
+        """The innermost definition whose lines contain `line` (a stack frame → its function)."""
+        best: Definition | None = None
+        for definition in self.definitions_in(path):
+            if definition.start_line <= line <= definition.end_line and (
+                best is None or definition.start_line >= best.start_line
+            ):
+                best = definition
+        return best
+
+    def references(self, name: str) -> list[ReferenceSite]:
+        """Every line that uses `name` (its bare last component), by file then line."""
+        bare = name.rsplit(".", 1)[-1]
+        return [
+            ReferenceSite(path, line)
+            for path, tags in self._tags.items()
+            for line in tags.references.get(bare, ())
+        ]
+
+    def reference_count(self, name: str) -> int:
+        bare = name.rsplit(".", 1)[-1]
+        return sum(len(tags.references.get(bare, ())) for tags in self._tags.values())
+
+    def defining_files(self, name: str) -> set[str]:
+        return {symbol.path for symbol in self._by_name.get(name, ())}
+
+    def find(self, name: str, *, kind: str | None = None) -> Lookup:
+        """Definitions of `name`: exact, then qualified, then case-insensitive; else suggestions."""
+        name = name.strip()
+
+        def keep(symbols: list[Symbol]) -> tuple[Symbol, ...]:
+            return tuple(s for s in symbols if kind is None or s.definition.kind == kind)
+
+        exact = keep(self._by_name.get(name, []) + self._by_qualified.get(name, []))
+        if exact:
+            return Lookup(_unique(exact), MatchKind.EXACT)
+        if "." in name:
+            qualified = keep(self._qualified_suffix(name))
+            if qualified:
+                return Lookup(_unique(qualified), MatchKind.QUALIFIED)
+        folded = keep(self._by_lower.get(name.lower(), []))
+        if folded:
+            return Lookup(_unique(folded), MatchKind.CASE_INSENSITIVE)
+        return Lookup((), MatchKind.NONE, self.suggest(name))
+
+    def suggest(self, name: str) -> tuple[str, ...]:
+        """Close names that are defined somewhere, best first."""
+        bare = name.rsplit(".", 1)[-1]
+        found = process.extract(
+            bare, self._names, scorer=fuzz.WRatio, limit=MAX_SUGGESTIONS, score_cutoff=FUZZY_CUTOFF
+        )
+        return tuple(match for match, _, _ in found)
+
+    def _qualified_suffix(self, dotted: str) -> list[Symbol]:
+        """`QuerySet.filter` → `…QuerySet.filter`; `django.db.models.query.QuerySet` → by file."""
+        last = dotted.rsplit(".", 1)[-1]
+        candidates = self._by_name.get(last, [])
+        suffix = "." + dotted
+        found = [s for s in candidates if ("." + s.definition.qualified).endswith(suffix)]
+        if found:
+            return found
+        for symbol in candidates:
+            module = symbol.path.rsplit(".", 1)[0].replace("/", ".").removesuffix(".__init__")
+            full = f"{module}.{symbol.definition.qualified}"
+            if full == dotted or full.endswith(suffix):
+                found.append(symbol)
+        return found
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, list[Symbol]]:
+        table: dict[str, list[Symbol]] = {}
+        for path, tags in self._tags.items():
+            for definition in tags.definitions:
+                table.setdefault(definition.name, []).append(Symbol(path, definition))
+        return table
+
+    @functools.cached_property
+    def _by_qualified(self) -> dict[str, list[Symbol]]:
+        table: dict[str, list[Symbol]] = {}
+        for symbols in self._by_name.values():
+            for symbol in symbols:
+                if symbol.definition.qualified != symbol.definition.name:
+                    table.setdefault(symbol.definition.qualified, []).append(symbol)
+        return table
+
+    @functools.cached_property
+    def _by_lower(self) -> dict[str, list[Symbol]]:
+        table: dict[str, list[Symbol]] = {}
+        for name, symbols in self._by_name.items():
+            table.setdefault(name.lower(), []).extend(symbols)
+        for qualified, symbols in self._by_qualified.items():
+            table.setdefault(qualified.lower(), []).extend(symbols)
+        return table
+
+    @functools.cached_property
+    def _names(self) -> list[str]:
+        return sorted(self._by_name)
+
+
+def _unique(symbols: tuple[Symbol, ...]) -> tuple[Symbol, ...]:
+    return tuple(dict.fromkeys(symbols))

@@ -1,0 +1,113 @@
+; TypeScript tags, also used for TSX. Capture convention: repomap/queries/README.md
+; Must compile against both the `typescript` and the `tsx` grammar: JSX node types exist
+; only in `tsx`, so JSX element names are matched structurally (see the end).
+
+; --- definitions ---------------------------------------------------------
+
+(class_declaration name: (type_identifier) @name) @definition.class
+
+(abstract_class_declaration name: (type_identifier) @name) @definition.class
+
+(class name: (type_identifier) @name) @definition.class
+
+(interface_declaration name: (type_identifier) @name) @definition.interface
+
+(type_alias_declaration name: (type_identifier) @name) @definition.type
+
+(enum_declaration name: (identifier) @name) @definition.enum
+
+; `namespace Geometry {}`, `namespace A.B {}`, `module Old {}`
+(internal_module name: [(identifier) (nested_identifier)] @name) @definition.namespace
+
+(module name: [(identifier) (nested_identifier)] @name) @definition.namespace
+
+(function_declaration name: (identifier) @name) @definition.function
+
+(generator_function_declaration name: (identifier) @name) @definition.function
+
+; `declare function f(): T;` and overload signatures
+(function_signature name: (identifier) @name) @definition.function
+
+; class and object-literal methods; tags.py makes the ones inside a class `Class.method`
+(method_definition
+  name: [(property_identifier) (private_property_identifier)] @name) @definition.function
+
+(abstract_method_signature name: (property_identifier) @name) @definition.method
+
+; interface members that are methods
+(method_signature name: (property_identifier) @name) @definition.method
+
+; class fields holding a function: `handleClick = () => {}`
+(public_field_definition
+  name: [(property_identifier) (private_property_identifier)] @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+
+; top-level `const f = () => {}` / `var f = function () {}` (exported or not)
+(program
+  [(lexical_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)
+   (variable_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)])
+
+(export_statement
+  declaration: (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
+
+; CommonJS / prototype style: `exports.run = function () {}`
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier) @name)
+      right: [(arrow_function) (function_expression)]) @definition.function))
+
+; --- references ----------------------------------------------------------
+
+(call_expression function: (identifier) @reference)
+
+(member_expression property: (property_identifier) @reference)
+
+; `Math.PI`, `Color.Red`, `React.Component`: capitalised objects are modules, classes, enums
+((member_expression object: (identifier) @reference)
+  (#match? @reference "^[A-Z]"))
+
+(new_expression constructor: (identifier) @reference)
+
+(extends_clause value: (identifier) @reference)
+
+(implements_clause (type_identifier) @reference)
+
+(extends_type_clause type: (type_identifier) @reference)
+
+(import_specifier name: (identifier) @reference)
+
+(import_clause (identifier) @reference)
+
+; type names where they are used (not where they are declared)
+(type_annotation (type_identifier) @reference)
+(generic_type name: (type_identifier) @reference)
+(type_arguments (type_identifier) @reference)
+(nested_type_identifier name: (type_identifier) @reference)
+(array_type (type_identifier) @reference)
+(union_type (type_identifier) @reference)
+(intersection_type (type_identifier) @reference)
+(tuple_type (type_identifier) @reference)
+(lookup_type (type_identifier) @reference)
+(index_type_query (type_identifier) @reference)
+(constraint (type_identifier) @reference)
+(default_type (type_identifier) @reference)
+(type_predicate type: (type_identifier) @reference)
+(type_alias_declaration value: (type_identifier) @reference)
+(function_type return_type: (type_identifier) @reference)
+(as_expression (type_identifier) @reference)
+(satisfies_expression (type_identifier) @reference)
+
+; JSX components in TSX: `<Panel …>` and `<Button … />` are the only nodes whose `name`
+; child directly follows `<`. Lower-case names are HTML elements.
+((_ "<" . name: (identifier) @reference)
+  (#match? @reference "^[A-Z]"))

@@ -1,0 +1,209 @@
+"""Tags of one file: the definitions it makes and the identifiers it uses.
+
+Pure: bytes and a language in, `FileTags` out. The capture convention of the
+`.scm` files under `repomap/queries/` (see the README there):
+
+- `@definition.<kind>` — the whole definition node (`class`, `function`, `method`,
+  `interface`, `struct`, `enum`, `module`, `trait`, `type`, `namespace`, `object`),
+  or `@definition.impl` for a container that only qualifies what it holds (a Rust
+  `impl`, a Swift `extension`) and is not itself listed;
+- `@name` — the name node of that definition;
+- `@scope` — optional, a node whose text qualifies the name explicitly (a Go receiver);
+- `@reference` — an identifier the file uses.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator, Mapping
+from itertools import accumulate
+from typing import NamedTuple
+
+from tree_sitter import Node, QueryCursor
+
+from repomap.constants import MAX_SIGNATURE_CHARS
+from repomap.languages import parser_for, query_for
+
+CONTAINER_KINDS = frozenset(
+    {"class", "interface", "struct", "enum", "module", "trait", "namespace", "object", "impl"}
+)
+"""Kinds whose functions are methods."""
+
+HIDDEN_KINDS = frozenset({"impl"})
+"""Kinds that qualify names but are not definitions in their own right."""
+
+
+class Definition(NamedTuple):
+    """One definition in a file. Lines are 1-based and inclusive."""
+
+    name: str
+    """The bare name, e.g. `save`."""
+    qualified: str
+    """Dotted path through enclosing definitions, e.g. `Note.save`."""
+    kind: str
+    """`class`, `function`, `method`, `interface`, `struct`, `enum`, `module`, …"""
+    line: int
+    """The line holding the name: the signature line."""
+    start_line: int
+    """First line of the definition (decorators and annotations included)."""
+    end_line: int
+    """Last line of the definition."""
+    signature: str
+    """The signature line's text, stripped and cut to MAX_SIGNATURE_CHARS."""
+
+
+class References(Mapping[str, tuple[int, ...]]):
+    """Identifier → the lines it is used on, ascending.
+
+    Kept packed (names, then use counts and lines as uint32 arrays) because a large
+    repository has hundreds of thousands of uses: packed, they load from the cache in
+    one read, and ranking needs only the counts. Lines are unpacked on first lookup.
+    """
+
+    __slots__ = ("_counts", "_index", "_lines", "_starts", "names")
+
+    def __init__(self, names: tuple[str, ...], counts: bytes, lines: bytes) -> None:
+        self.names = names
+        self._counts = array("I", counts)
+        self._lines = array("I", lines)
+        self._index: dict[str, int] | None = None
+        self._starts: list[int] = []
+
+    @classmethod
+    def from_lines(cls, found: Mapping[str, set[int]]) -> References:
+        names = tuple(found)
+        counts = array("I", (len(found[name]) for name in names))
+        lines = array("I", (line for name in names for line in sorted(found[name])))
+        return cls(names, counts.tobytes(), lines.tobytes())
+
+    def packed(self) -> tuple[tuple[str, ...], bytes, bytes]:
+        return self.names, self._counts.tobytes(), self._lines.tobytes()
+
+    def counts(self) -> Iterator[tuple[str, int]]:
+        """(identifier, number of lines using it), without unpacking the lines."""
+        return zip(self.names, self._counts, strict=True)
+
+    def __getitem__(self, name: str) -> tuple[int, ...]:
+        if self._index is None:
+            self._index = {n: i for i, n in enumerate(self.names)}
+            self._starts = [0, *accumulate(self._counts)]
+        i = self._index[name]
+        return tuple(self._lines[self._starts[i] : self._starts[i + 1]])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __reduce__(self) -> tuple[type[References], tuple[tuple[str, ...], bytes, bytes]]:
+        return (References, self.packed())
+
+
+class FileTags(NamedTuple):
+    """What one file defines and uses."""
+
+    definitions: tuple[Definition, ...]
+    """In source order."""
+    references: References
+    """Identifier → the lines it is used on."""
+    syntax_error: bool
+    """The parser met invalid syntax; tags are best-effort."""
+
+
+class _Raw(NamedTuple):
+    start_byte: int
+    end_byte: int
+    kind: str
+    name: str
+    scope: str
+    line: int
+    start_line: int
+    end_line: int
+
+
+def extract_tags(source: bytes, language: str) -> FileTags:
+    """Parse `source` as `language` and return its tags."""
+    tree = parser_for(language).parse(source)
+
+    raws: list[_Raw] = []
+    refs: dict[str, set[int]] = {}
+    for _, captures in QueryCursor(query_for(language)).matches(tree.root_node):
+        raw = _raw_definition(captures)
+        if raw is not None:
+            raws.append(raw)
+            continue
+        for node in captures.get("reference", ()):
+            name = _text(node.text)
+            if name:
+                refs.setdefault(name, set()).add(node.start_point[0] + 1)
+    lines = source.split(b"\n")
+    return FileTags(
+        definitions=_qualify(raws, lines),
+        references=References.from_lines(refs),
+        syntax_error=tree.root_node.has_error,
+    )
+
+
+def _raw_definition(captures: dict[str, list[Node]]) -> _Raw | None:
+    kind = next((key[11:] for key in captures if key.startswith("definition.")), None)
+    names = captures.get("name")
+    if kind is None or not names:
+        return None
+    node = captures[f"definition.{kind}"][0]
+    name_node = names[0]
+    scope = captures.get("scope")
+    return _Raw(
+        start_byte=node.start_byte,
+        end_byte=node.end_byte,
+        kind=kind,
+        name=_text(name_node.text),
+        scope=_text(scope[0].text) if scope else "",
+        line=name_node.start_point[0] + 1,
+        start_line=node.start_point[0] + 1,
+        end_line=node.end_point[0] + 1,
+    )
+
+
+def _qualify(raws: list[_Raw], lines: list[bytes]) -> tuple[Definition, ...]:
+    """Nest definitions by byte range to give each a qualified name and its final kind."""
+    raws.sort(key=lambda r: (r.start_byte, -r.end_byte))
+    stack: list[tuple[_Raw, str]] = []  # open containers with their qualified names
+    seen: set[tuple[int, str]] = set()
+    out: list[Definition] = []
+    for raw in raws:
+        if not raw.name or (raw.start_byte, raw.name) in seen:
+            continue
+        seen.add((raw.start_byte, raw.name))
+        while stack and stack[-1][0].end_byte <= raw.start_byte:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        prefix = raw.scope or (parent[1] if parent else "")
+        qualified = f"{prefix}.{raw.name}" if prefix else raw.name
+        kind = raw.kind
+        if kind == "function" and (raw.scope or (parent and parent[0].kind in CONTAINER_KINDS)):
+            kind = "method"
+        stack.append((raw, qualified))
+        if kind in HIDDEN_KINDS:
+            continue
+        out.append(
+            Definition(
+                name=raw.name,
+                qualified=qualified,
+                kind=kind,
+                line=raw.line,
+                start_line=raw.start_line,
+                end_line=raw.end_line,
+                signature=_signature(lines, raw.line),
+            )
+        )
+    return tuple(out)
+
+
+def _signature(lines: list[bytes], line: int) -> str:
+    text = _text(lines[line - 1]) if 0 < line <= len(lines) else ""
+    return text.strip()[:MAX_SIGNATURE_CHARS]
+
+
+def _text(raw: bytes | None) -> str:
+    return raw.decode("utf-8", errors="replace") if raw else ""
