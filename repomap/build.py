@@ -78,9 +78,12 @@ def build(
     for entry, parsed in zip(to_parse, _parse_all(root, to_parse, progress, workers), strict=True):
         fresh[entry.path] = parsed
 
-    if use_cache and (to_parse or state.problem or fresh.keys() != state.files.keys()):
-        cache.save(directory, fresh)
     warnings = list(walked.skipped)
+    if use_cache and (to_parse or state.problem or fresh.keys() != state.files.keys()):
+        try:
+            cache.save(directory, fresh)
+        except OSError as exc:  # a full disk or read-only data dir must not cost the map
+            warnings.append(Skipped(str(directory), f"cache not saved: {exc.strerror or exc}"))
     if state.problem:
         warnings.insert(0, Skipped(str(directory), state.problem))
     for path_, cached in sorted(fresh.items()):

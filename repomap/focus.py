@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from repomap.languages import language_for
 
 _LINE_SUFFIX = re.compile(r"^(?P<path>.+?):(?P<line>\d+)(?::\d+)?$")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -47,6 +50,8 @@ def resolve_focus(items: Iterable[str], files: Iterable[str]) -> Focus:
             found_files.add(path)
             if line is not None:
                 lines.setdefault(path, set()).add(line)
+        elif "/" in item or language_for(item):
+            idents.update(_IDENT.findall(PurePosixPath(item).stem))  # an unknown file: its stem
         else:
             idents.update(_IDENT.findall(item))
     return Focus(
@@ -57,13 +62,16 @@ def resolve_focus(items: Iterable[str], files: Iterable[str]) -> Focus:
 
 
 def _match_path(item: str, by_path: set[str], known: list[str]) -> str | None:
+    """The repo file `item` names: exactly, as a tail of it (an absolute frame path),
+    or by a tail of its own (`models/query.py`)."""
     item = item.removeprefix("./")
     if item in by_path:
         return item
     if "/" not in item and "." not in item:
         return None  # a bare word is an identifier, not a file
-    suffix = "/" + item.lstrip("/")
-    candidates = [path for path in known if ("/" + path).endswith(suffix)]
-    if not candidates:
-        return None
-    return min(candidates, key=len)  # the shortest: the least nested, the likeliest
+    tail = "/" + item.lstrip("/")
+    inside = [path for path in known if tail.endswith("/" + path)]
+    if inside:
+        return max(inside, key=len)  # the longest repo path the frame path ends with
+    partial = [path for path in known if ("/" + path).endswith(tail)]
+    return min(partial, key=len) if partial else None  # the least nested, the likeliest

@@ -32,6 +32,9 @@ FOCUS_LINE_BOOST = 1_000.0
 UNREFERENCED_SHARE = 0.01
 """A definition nobody references still gets this share of its file's rank (orders the rest)."""
 
+FOCUSED_FILE_SHARE = 1.0
+"""In a focused file every definition gets its file's whole rank: the caller asked to see it."""
+
 
 @dataclass(frozen=True, slots=True)
 class RankedDefinition:
@@ -129,7 +132,9 @@ def _definitions(
     at = np.clip(np.searchsorted(keys, def_keys), 0, max(len(keys) - 1, 0))
     found = keys[at] == def_keys if len(keys) else np.zeros(len(def_keys), dtype=bool)
     score = np.where(found, sums[at] if len(keys) else 0.0, 0.0)
-    score += scores[graph.def_file] * UNREFERENCED_SHARE
+    focused_files = np.array([p in focus.files for p in graph.paths], dtype=bool)
+    share = np.where(focused_files, FOCUSED_FILE_SHARE, UNREFERENCED_SHARE)
+    score += scores[graph.def_file] * share[graph.def_file]
     score *= np.where(np.isin(graph.def_ident, focused), FOCUS_IDENT_WEIGHT, 1.0)
     score += _line_boost(graph, focus)
     lines = np.fromiter(

@@ -1,0 +1,110 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from repomap.errors import InvalidRepoError
+from repomap.files import resolve_root, walk_files
+from tests.conftest import MakeRepo
+
+
+def paths(root: Path) -> list[str]:
+    return [f.path for f in walk_files(root).files]
+
+
+def test_walk_lists_files_sorted_with_language(make_repo: MakeRepo) -> None:
+    root = make_repo({"b.py": "x = 1\n", "a/c.go": "package a\n", "README.md": "hi\n"})
+    result = walk_files(root)
+    assert [(f.path, f.language) for f in result.files] == [
+        ("README.md", None),
+        ("a/c.go", "go"),
+        ("b.py", "python"),
+    ]
+    assert result.files[2].size == 6
+
+
+def test_gitignore_root_and_nested_are_honoured(make_repo: MakeRepo) -> None:
+    root = make_repo(
+        {
+            ".gitignore": "*.gen.py\nsecret/\n",
+            "keep.py": "",
+            "x.gen.py": "",
+            "secret/a.py": "",
+            "pkg/.gitignore": "local_only.py\n",
+            "pkg/local_only.py": "",
+            "pkg/shared.py": "",
+            "other/local_only.py": "",
+        }
+    )
+    assert paths(root) == [
+        ".gitignore",
+        "keep.py",
+        "other/local_only.py",
+        "pkg/.gitignore",
+        "pkg/shared.py",
+    ]
+
+
+def test_default_ignores_skip_dependencies_builds_and_minified(make_repo: MakeRepo) -> None:
+    root = make_repo(
+        {
+            "node_modules/lib/index.js": "",
+            ".git/config": "",
+            ".venv/lib/site.py": "",
+            "venv/bin/activate.py": "",
+            "build/out.py": "",
+            "dist/bundle.js": "",
+            "vendor/dep.go": "",
+            "pkg.egg-info/PKG-INFO": "",
+            "static/app.min.js": "",
+            "src/app.js": "",
+        }
+    )
+    assert paths(root) == ["src/app.js"]
+
+
+def test_symlinks_never_lead_outside_the_root(make_repo: MakeRepo, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("TOKEN = 1\n")
+    root = make_repo({"inside.py": "x = 1\n", "pkg/real.py": "y = 2\n"})
+    (root / "escape.py").symlink_to(outside / "secret.py")
+    (root / "escape_dir").symlink_to(outside, target_is_directory=True)
+    (root / "alias.py").symlink_to(root / "inside.py")
+    (root / "pkg_link").symlink_to(root / "pkg", target_is_directory=True)
+    result = walk_files(root)
+    assert [f.path for f in result.files] == ["alias.py", "inside.py", "pkg/real.py"]
+    reasons = {s.path: s.reason for s in result.skipped}
+    assert reasons["escape.py"] == "symlink points outside the repository"
+    assert "escape_dir" not in [f.path.split("/")[0] for f in result.files]
+
+
+def test_symlink_loops_and_broken_links_do_not_hang(make_repo: MakeRepo) -> None:
+    root = make_repo({"a.py": ""})
+    (root / "loop").symlink_to(root, target_is_directory=True)
+    (root / "self.py").symlink_to(root / "self.py")
+    (root / "dangling.py").symlink_to(root / "missing.py")
+    result = walk_files(root)
+    assert paths(root) == ["a.py"]
+    reasons = {s.path: s.reason for s in result.skipped}
+    assert reasons["self.py"] == reasons["dangling.py"] == "broken or looping symlink"
+
+
+def test_fifo_is_not_a_file(make_repo: MakeRepo) -> None:
+    root = make_repo({"a.py": ""})
+    os.mkfifo(root / "pipe.py")
+    assert paths(root) == ["a.py"]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda tmp: tmp / "nope", "no such directory"),
+        (lambda tmp: (tmp / "f.py").write_text("x") and tmp / "f.py", "not a directory"),
+    ],
+)
+def test_resolve_root_explains_bad_paths(tmp_path: Path, make: object, message: str) -> None:
+    with pytest.raises(InvalidRepoError, match=message):
+        resolve_root(make(tmp_path))  # type: ignore[operator]

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from repomap.index import MatchKind, ReferenceSite, SymbolIndex
+from repomap.repository import Repository
+from tests.conftest import GOLDEN_REPO
+
+
+@pytest.fixture
+def index(home: Path) -> SymbolIndex:
+    return Repository.open(GOLDEN_REPO, home=home).index
+
+
+def where(lookup_matches: tuple) -> list[tuple[str, str, int]]:  # type: ignore[type-arg]
+    return [(s.path, s.definition.qualified, s.definition.line) for s in lookup_matches]
+
+
+def test_exact_name(index: SymbolIndex) -> None:
+    found = index.find("NoteStore")
+    assert found.how is MatchKind.EXACT
+    assert where(found.matches) == [("notes/store.py", "NoteStore", 4)]
+
+
+def test_qualified_name_and_dotted_suffix(index: SymbolIndex) -> None:
+    assert where(index.find("NoteStore.get").matches) == [("notes/store.py", "NoteStore.get", 16)]
+    dotted = index.find("notes.store.NoteStore.search")
+    assert dotted.how is MatchKind.QUALIFIED
+    assert where(dotted.matches) == [("notes/store.py", "NoteStore.search", 22)]
+
+
+def test_case_insensitive(index: SymbolIndex) -> None:
+    found = index.find("notestore")
+    assert found.how is MatchKind.CASE_INSENSITIVE
+    assert where(found.matches) == [("notes/store.py", "NoteStore", 4)]
+
+
+def test_did_you_mean(index: SymbolIndex) -> None:
+    found = index.find("NoteStor")
+    assert found.how is MatchKind.NONE and not found.matches
+    assert found.suggestions[0] == "NoteStore"
+    assert index.find("zzzzqqqq").suggestions == ()
+
+
+def test_kind_filter(index: SymbolIndex) -> None:
+    assert where(index.find("Note", kind="class").matches) == [("notes/models.py", "Note", 7)]
+    assert index.find("Note", kind="function").how is MatchKind.NONE
+
+
+def test_definitions_in_a_file(index: SymbolIndex) -> None:
+    assert [d.qualified for d in index.definitions_in("notes/models.py")] == [
+        "MAX_TITLE",
+        "Note",
+        "Note.summary",
+        "Note.validate",
+        "NoteNotFound",
+    ]
+    assert index.definitions_in("missing.py") == ()
+
+
+def test_enclosing_definition_of_a_line(index: SymbolIndex) -> None:
+    inner = index.enclosing("notes/store.py", 20)  # `raise NoteNotFound(note_id)`
+    assert inner is not None and inner.qualified == "NoteStore.get"
+    klass = index.enclosing("notes/store.py", 5)  # `def __init__` line is inside NoteStore
+    assert klass is not None and klass.qualified == "NoteStore.__init__"
+    assert index.enclosing("notes/store.py", 2) is None
+    assert index.enclosing("nope.py", 1) is None
+
+
+def test_references_are_callers_with_lines(index: SymbolIndex) -> None:
+    assert index.references("summary") == [
+        ReferenceSite("notes/api.py", 14),
+        ReferenceSite("notes/store.py", 23),
+    ]
+    assert index.references("NoteStore.create") == [ReferenceSite("notes/api.py", 8)]
+    assert index.reference_count("slugify") == 2  # the import and the call
+    assert index.defining_files("request") == {"web/http.js"}

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from repomap.focus import Focus
+from repomap.graph import build_graph
+from repomap.rank import rank
+from repomap.tags import FileTags, extract_tags
+
+SOURCES = {
+    "app/checkout.py": (
+        "from app.cart import cart_total\n\ndef checkout(cart):\n    return cart_total(cart)\n"
+    ),
+    "app/cart.py": (
+        "from app.money import round_money\n\n"
+        "def cart_total(cart):\n    return round_money(sum(cart))\n"
+    ),
+    "app/money.py": "def round_money(value):\n    return round(value, 2)\n",
+    "report/render_pdf.py": (
+        "from report.layout import page_layout\n\n"
+        "def render_pdf(doc):\n    return page_layout(doc)\n"
+    ),
+    "report/layout.py": "def page_layout(doc):\n    return doc\n\ndef margins():\n    return 1\n",
+    "report/fonts.py": (
+        "from report.layout import page_layout\n\ndef load_fonts():\n    return page_layout(None)\n"
+    ),
+}
+
+
+def tags() -> Mapping[str, FileTags]:
+    return {path: extract_tags(source.encode(), "python") for path, source in SOURCES.items()}
+
+
+def file_order(focus: Focus) -> list[str]:
+    return [path for path, _ in rank(build_graph(tags()), focus).files]
+
+
+def test_without_focus_the_most_used_file_leads() -> None:
+    assert file_order(Focus())[0] == "report/layout.py"
+
+
+def test_focused_files_neighbours_rank_above_unrelated_files() -> None:
+    order = file_order(Focus(files=frozenset({"app/checkout.py"})))
+    unrelated = {"report/render_pdf.py", "report/layout.py", "report/fonts.py"}
+    assert set(order[:3]) == {"app/checkout.py", "app/cart.py", "app/money.py"}
+    assert max(order.index(p) for p in ("app/cart.py", "app/money.py")) < min(
+        order.index(p) for p in unrelated
+    )
+
+
+def test_focused_identifier_lifts_its_definer() -> None:
+    order = file_order(Focus(idents=frozenset({"round_money"})))
+    assert order[0] == "app/money.py"
+
+
+def test_focused_line_puts_its_enclosing_definition_first() -> None:
+    focus = Focus(files=frozenset({"report/layout.py"}), lines={"report/layout.py": frozenset({5})})
+    best = rank(build_graph(tags()), focus).definitions[0]
+    assert (best.path, best.definition.name) == ("report/layout.py", "margins")
+
+
+def test_definitions_follow_the_references_into_them() -> None:
+    ranking = rank(build_graph(tags()), Focus(files=frozenset({"app/checkout.py"})))
+    names = [r.definition.name for r in ranking.definitions]
+    assert names.index("cart_total") < names.index("margins")
+    assert names.index("cart_total") < names.index("page_layout")
+
+
+def test_ranking_is_deterministic_and_limit_cuts() -> None:
+    graph = build_graph(tags())
+    first = rank(graph, Focus(idents=frozenset({"page_layout"})))
+    again = rank(build_graph(tags()), Focus(idents=frozenset({"page_layout"})))
+    assert first == again
+    top_two = rank(graph, Focus(idents=frozenset({"page_layout"})), limit=2).definitions
+    assert top_two == first.definitions[:2]
+    assert len(first.definitions) > 2
+
+
+def test_empty_repository_ranks_nothing() -> None:
+    ranking = rank(build_graph({}))
+    assert ranking.files == () and ranking.definitions == ()
