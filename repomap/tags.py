@@ -24,10 +24,8 @@ from tree_sitter import Node, QueryCursor
 from repomap.constants import MAX_SIGNATURE_CHARS
 from repomap.languages import parser_for, query_for
 
-CONTAINER_KINDS = frozenset(
-    {"class", "interface", "struct", "enum", "module", "trait", "namespace", "object", "impl"}
-)
-"""Kinds whose functions are methods."""
+TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "impl"})
+"""Kinds whose functions are methods (a function in a `module` or `namespace` stays a function)."""
 
 HIDDEN_KINDS = frozenset({"impl"})
 """Kinds that qualify names but are not definitions in their own right."""
@@ -178,10 +176,11 @@ def _qualify(raws: list[_Raw], lines: list[bytes]) -> tuple[Definition, ...]:
         while stack and stack[-1][0].end_byte <= raw.start_byte:
             stack.pop()
         parent = stack[-1] if stack else None
-        prefix = raw.scope or (parent[1] if parent else "")
+        # An explicit scope (`Polygon::area`, a Go receiver) qualifies within the enclosing one.
+        prefix = ".".join(part for part in (parent[1] if parent else "", raw.scope) if part)
         qualified = f"{prefix}.{raw.name}" if prefix else raw.name
         kind = raw.kind
-        if kind == "function" and (raw.scope or (parent and parent[0].kind in CONTAINER_KINDS)):
+        if kind == "function" and (raw.scope or (parent and parent[0].kind in TYPE_KINDS)):
             kind = "method"
         stack.append((raw, qualified))
         if kind in HIDDEN_KINDS:

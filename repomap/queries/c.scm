@@ -59,7 +59,9 @@
 
 ; --- references ----------------------------------------------------------
 
-(call_expression function: (identifier) @reference)
+; calls, minus the C library's (`printf`, `malloc`, `strlen`, …)
+((call_expression function: (identifier) @reference)
+  (#not-match? @reference "^(printf|fprintf|sprintf|snprintf|vprintf|vfprintf|vsnprintf|puts|fputs|putchar|scanf|sscanf|fopen|fclose|fread|fwrite|fgets|fflush|malloc|calloc|realloc|free|memcpy|memmove|memset|memcmp|strlen|strcmp|strncmp|strcpy|strncpy|strcat|strncat|strchr|strrchr|strstr|strdup|atoi|atol|strtol|strtoul|strtod|exit|abort|assert|sizeof)$"))
 
 ; `buf->len`, `p.x`, `obj->ops->run()`
 (field_expression field: (field_identifier) @reference)

@@ -150,22 +150,36 @@
 
 ; --- references ----------------------------------------------------------
 
-; calls: `f()`, `ns::f()`, `Box<int>::make()`, `std::make_unique<W>()`
-(call_expression
-  function: [(identifier) @reference
-             (qualified_identifier name: (identifier) @reference)
-             (qualified_identifier name: (qualified_identifier name: (identifier) @reference))
-             (template_function name: (identifier) @reference)
-             (qualified_identifier name: (template_function name: (identifier) @reference))])
+; calls: `f()`, `ns::f()`, `Box<int>::make()`, minus the C library's (`printf`, …)
+((call_expression
+   function: [(identifier) @reference
+              (template_function name: (identifier) @reference)])
+  (#not-match? @reference "^(printf|fprintf|sprintf|snprintf|vprintf|vfprintf|vsnprintf|puts|fputs|putchar|scanf|sscanf|fopen|fclose|fread|fwrite|fgets|fflush|malloc|calloc|realloc|free|memcpy|memmove|memset|memcmp|strlen|strcmp|strncmp|strcpy|strncpy|strcat|strncat|strchr|strrchr|strstr|strdup|atoi|atol|strtol|strtoul|strtod|exit|abort|assert|sizeof|static_cast|dynamic_cast|const_cast|reinterpret_cast)$"))
+
+; qualified calls, unless into `std::` (`std::move`, `std::make_unique<W>()`)
+((call_expression
+   function: (qualified_identifier
+     scope: (_) @_scope
+     name: [(identifier) @reference
+            (template_function name: (identifier) @reference)
+            (qualified_identifier name: (identifier) @reference)]))
+  (#not-eq? @_scope "std"))
 
 ; member access and method calls: `p->run()`, `a.x`
 (field_expression field: (field_identifier) @reference)
 
 ; types in declarations, parameters, fields, return types, `new`, casts, template arguments
 (_ type: (type_identifier) @reference)
-(template_type name: (type_identifier) @reference)
-(qualified_identifier name: (type_identifier) @reference)
+(_ type: (template_type name: (type_identifier) @reference))
+(base_class_clause (template_type name: (type_identifier) @reference))
+(qualified_identifier scope: (template_type name: (type_identifier) @reference))
 (base_class_clause (type_identifier) @reference)
+
+; `geo::Point`, `Outer::Inner`; the standard library's (`std::vector`) are left out
+((qualified_identifier
+   scope: (_) @_scope
+   name: [(type_identifier) @reference (template_type name: (type_identifier) @reference)])
+  (#not-eq? @_scope "std"))
 
 ; `struct buffer *b`, `class Foo;`
 (struct_specifier name: (type_identifier) @reference !body)

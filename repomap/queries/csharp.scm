@@ -29,21 +29,20 @@
 
 (invocation_expression function: (identifier) @reference)
 
-; `Pricing.Sum(lines)`, `item.Amount`, `Console.WriteLine`
+; `Pricing.Sum(lines)`, `item.Amount`
 (member_access_expression name: (identifier) @reference)
 
-((member_access_expression expression: (identifier) @reference)
-  (#match? @reference "^[A-Z]"))
-
-(object_creation_expression type: (identifier) @reference)
-
-; types in declarations, parameters, properties, fields, generics, casts, bases
-; (namespace names and `using` directives are left out: they name no type)
-(_ type: [(identifier) @reference (qualified_name name: (identifier) @reference)])
-(_ returns: [(identifier) @reference (qualified_name name: (identifier) @reference)])
-(generic_name (identifier) @reference)
-(type_argument_list [(identifier) @reference (qualified_name name: (identifier) @reference)])
-(base_list [(identifier) @reference (qualified_name name: (identifier) @reference)])
-(nullable_type (identifier) @reference)
-
-(attribute name: (identifier) @reference)
+; types in declarations, parameters, properties, fields, generics, casts, bases, `new`,
+; attributes, and capitalised receivers (`Pricing.Sum`), minus the `System` namespace's
+; everyday types (`Console`, `String`, `Exception`, …). Namespace names and `using`
+; directives are left out: they name no type.
+([(member_access_expression expression: (identifier) @reference)
+  (_ type: [(identifier) @reference (qualified_name name: (identifier) @reference)])
+  (_ returns: [(identifier) @reference (qualified_name name: (identifier) @reference)])
+  (generic_name (identifier) @reference)
+  (type_argument_list [(identifier) @reference (qualified_name name: (identifier) @reference)])
+  (base_list [(identifier) @reference (qualified_name name: (identifier) @reference)])
+  (nullable_type (identifier) @reference)
+  (attribute name: (identifier) @reference)]
+  (#match? @reference "^[A-Z]")
+  (#not-match? @reference "^(Console|Math|Convert|String|Object|Int32|Int64|Boolean|Double|Decimal|Guid|DateTime|TimeSpan|Exception|ArgumentException|ArgumentNullException|InvalidOperationException|NotImplementedException|Func|Action|Nullable|Serializable|Obsolete)$"))

@@ -34,9 +34,9 @@
 
 ; --- references ----------------------------------------------------------
 
-; predeclared functions (`len`, `make`, …) are left out
+; predeclared functions (`len`, `make`, …) and conversions (`string(b)`) are left out
 ((call_expression function: (identifier) @reference)
-  (#not-match? @reference "^(append|cap|clear|close|complex|copy|delete|imag|len|make|max|min|new|panic|print|println|real|recover)$"))
+  (#not-match? @reference "^(append|cap|clear|close|complex|copy|delete|imag|len|make|max|min|new|panic|print|println|real|recover|bool|byte|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr)$"))
 
 ; `fmt.Sprintf`, `s.items`, `store.Save()`
 (selector_expression field: (field_identifier) @reference)

@@ -22,21 +22,18 @@
 
 (method_invocation name: (identifier) @reference)
 
-; `Discounts.apply(x)`, `Math.max(…)`: capitalised receivers are classes
-((method_invocation object: (identifier) @reference)
-  (#match? @reference "^[A-Z]"))
-
 (field_access field: (identifier) @reference)
-
-((field_access object: (identifier) @reference)
-  (#match? @reference "^[A-Z]"))
 
 (method_reference (identifier) @reference)
 
-(type_identifier) @reference
-
-(marker_annotation name: (identifier) @reference)
-
-(annotation name: (identifier) @reference)
+; types, annotations and capitalised receivers (`Discounts.apply(x)`), minus java.lang's
+; (`String`, `Integer`, `System`, `@Override`, …)
+([(type_identifier) @reference
+  (method_invocation object: (identifier) @reference)
+  (field_access object: (identifier) @reference)
+  (marker_annotation name: (identifier) @reference)
+  (annotation name: (identifier) @reference)]
+  (#match? @reference "^[A-Z]")
+  (#not-match? @reference "^(Object|String|Integer|Long|Short|Byte|Double|Float|Boolean|Character|Void|Number|Math|System|Objects|Override|Deprecated|SuppressWarnings|FunctionalInterface|SafeVarargs)$"))
 
 (import_declaration (scoped_identifier name: (identifier) @reference))

@@ -45,15 +45,19 @@
 
 ; --- references ----------------------------------------------------------
 
-(call_expression function: (identifier) @reference)
+; calls and `new`, minus the language's own globals (`JSON`, `Promise`, `require`, …)
+((call_expression function: (identifier) @reference)
+  (#not-match? @reference "^(Array|ArrayBuffer|BigInt|Boolean|Date|Error|EvalError|RangeError|TypeError|Function|Intl|JSON|Map|Math|Number|Object|Promise|Proxy|Reflect|RegExp|Set|String|Symbol|WeakMap|WeakSet|require|parseInt|parseFloat|isNaN|setTimeout|setInterval|clearTimeout|clearInterval|fetch)$"))
 
 (member_expression property: (property_identifier) @reference)
 
-; `JSON.parse`, `React.Component`: capitalised objects are usually modules or classes
+; `Color.Red`, `React.Component`: capitalised objects are modules, classes, enums
 ((member_expression object: (identifier) @reference)
-  (#match? @reference "^[A-Z]"))
+  (#match? @reference "^[A-Z]")
+  (#not-match? @reference "^(Array|ArrayBuffer|BigInt|Boolean|Date|Error|EvalError|RangeError|TypeError|Function|Intl|JSON|Map|Math|Number|Object|Promise|Proxy|Reflect|RegExp|Set|String|Symbol|WeakMap|WeakSet|require|parseInt|parseFloat|isNaN|setTimeout|setInterval|clearTimeout|clearInterval|fetch)$"))
 
-(new_expression constructor: (identifier) @reference)
+((new_expression constructor: (identifier) @reference)
+  (#not-match? @reference "^(Array|ArrayBuffer|BigInt|Boolean|Date|Error|EvalError|RangeError|TypeError|Function|Intl|JSON|Map|Math|Number|Object|Promise|Proxy|Reflect|RegExp|Set|String|Symbol|WeakMap|WeakSet|require|parseInt|parseFloat|isNaN|setTimeout|setInterval|clearTimeout|clearInterval|fetch)$"))
 
 (class_heritage (identifier) @reference)
 

@@ -30,7 +30,9 @@
 
 ; --- references ----------------------------------------------------------
 
-(call_expression . (simple_identifier) @reference)
+; calls, minus the standard library's (`println`, `listOf`, `require`, …)
+((call_expression . (simple_identifier) @reference)
+  (#not-match? @reference "^(println|print|listOf|listOfNotNull|mutableListOf|arrayListOf|arrayOf|emptyList|mapOf|mutableMapOf|hashMapOf|emptyMap|setOf|mutableSetOf|emptySet|sequenceOf|require|requireNotNull|check|checkNotNull|error|lazy|repeat|run|with|TODO|Pair|Triple)$"))
 
 (navigation_suffix (simple_identifier) @reference)
 
@@ -40,7 +42,9 @@
 
 (callable_reference (simple_identifier) @reference)
 
-; types in annotations, supertypes, parameters, generics, constructor calls
-(user_type (type_identifier) @reference)
+; types in annotations, supertypes, parameters, generics, constructor calls,
+; minus the standard library's (`String`, `Int`, `List`, …)
+((user_type (type_identifier) @reference)
+  (#not-match? @reference "^(Any|Nothing|Unit|String|Int|Long|Short|Byte|Double|Float|Boolean|Char|Number|Array|List|MutableList|Map|MutableMap|Set|MutableSet|Collection|Iterable|Sequence|Pair|Triple|Comparable|Throwable|Exception)$"))
 
 (import_header (identifier (simple_identifier) @reference .))

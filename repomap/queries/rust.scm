@@ -34,7 +34,9 @@
 
 ; --- references ----------------------------------------------------------
 
-(call_expression function: (identifier) @reference)
+; calls, minus the prelude's constructors and types (`Some(x)`, `Ok(v)`, `Vec`)
+((call_expression function: (identifier) @reference)
+  (#not-match? @reference "^(Self|Option|Some|None|Result|Ok|Err|Vec|String|Box|ToString|ToOwned|Default|Clone|Copy|Debug|PartialEq|Eq|PartialOrd|Ord|Hash|Send|Sync|Sized|Fn|FnMut|FnOnce|Iterator|IntoIterator|From|Into|AsRef|AsMut|Drop|Extend)$"))
 
 (generic_function function: (identifier) @reference)
 
@@ -45,7 +47,7 @@
 (scoped_identifier name: (identifier) @reference)
 
 ((scoped_identifier path: (identifier) @reference)
-  (#not-match? @reference "^(Self|std|core|alloc)$"))
+  (#not-match? @reference "^(std|core|alloc|Self|Option|Some|None|Result|Ok|Err|Vec|String|Box|ToString|ToOwned|Default|Clone|Copy|Debug|PartialEq|Eq|PartialOrd|Ord|Hash|Send|Sync|Sized|Fn|FnMut|FnOnce|Iterator|IntoIterator|From|Into|AsRef|AsMut|Drop|Extend)$"))
 
 (scoped_type_identifier name: (type_identifier) @reference)
 
@@ -57,7 +59,8 @@
 
 (struct_expression name: (type_identifier) @reference)
 
-; type names where they are used (declared names are `name:` of items)
+; type names where they are used (declared names are `name:` of items), minus the
+; prelude's (`Option`, `Vec`, `String`, `Clone`, …)
 ([(_ type: (type_identifier) @reference)
   (_ trait: (type_identifier) @reference)
   (_ return_type: (type_identifier) @reference)
@@ -66,7 +69,7 @@
   (trait_bounds (type_identifier) @reference)
   (bounded_type (type_identifier) @reference)
   (tuple_type (type_identifier) @reference)]
-  (#not-match? @reference "^Self$"))
+  (#not-match? @reference "^(Self|Option|Some|None|Result|Ok|Err|Vec|String|Box|ToString|ToOwned|Default|Clone|Copy|Debug|PartialEq|Eq|PartialOrd|Ord|Hash|Send|Sync|Sized|Fn|FnMut|FnOnce|Iterator|IntoIterator|From|Into|AsRef|AsMut|Drop|Extend)$"))
 
 ; user macros (the standard library's formatting/assertion macros are left out)
 ((macro_invocation macro: (identifier) @reference)

@@ -31,7 +31,9 @@
 
 ; --- references ----------------------------------------------------------
 
-(call_expression . (simple_identifier) @reference)
+; calls, minus the standard library's free functions (`print`, `max`, `fatalError`, …)
+((call_expression . (simple_identifier) @reference)
+  (#not-match? @reference "^(print|debugPrint|min|max|abs|zip|stride|fatalError|precondition|preconditionFailure|assert|assertionFailure)$"))
 
 ; `points.map`, `canvas.draw()`, `self.points`
 (navigation_suffix suffix: (simple_identifier) @reference)
@@ -40,7 +42,9 @@
 ((navigation_expression target: (simple_identifier) @reference)
   (#match? @reference "^[A-Z]"))
 
-; types in annotations, parameters, return types, inheritance, extensions, generics
-(user_type (type_identifier) @reference)
+; types in annotations, parameters, return types, inheritance, extensions, generics,
+; minus the standard library's (`String`, `Int`, `Array`, `Equatable`, …)
+((user_type (type_identifier) @reference)
+  (#not-match? @reference "^(Any|AnyObject|Self|Void|Never|String|Substring|Character|Int|Int8|Int16|Int32|Int64|UInt|UInt8|UInt16|UInt32|UInt64|Double|Float|Bool|Array|Dictionary|Set|Optional|Result|Error|Equatable|Hashable|Comparable|Codable|Decodable|Encodable|Identifiable|CustomStringConvertible|Sendable)$"))
 
 (import_declaration (identifier (simple_identifier) @reference .))

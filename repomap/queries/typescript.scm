@@ -68,15 +68,19 @@
 
 ; --- references ----------------------------------------------------------
 
-(call_expression function: (identifier) @reference)
+; calls and `new`, minus the language's own globals (`JSON`, `Promise`, `require`, …)
+((call_expression function: (identifier) @reference)
+  (#not-match? @reference "^(Array|ArrayBuffer|BigInt|Boolean|Date|Error|EvalError|RangeError|TypeError|Function|Intl|JSON|Map|Math|Number|Object|Promise|Proxy|Reflect|RegExp|Set|String|Symbol|WeakMap|WeakSet|require|parseInt|parseFloat|isNaN|setTimeout|setInterval|clearTimeout|clearInterval|fetch)$"))
 
 (member_expression property: (property_identifier) @reference)
 
-; `Math.PI`, `Color.Red`, `React.Component`: capitalised objects are modules, classes, enums
+; `Color.Red`, `React.Component`: capitalised objects are modules, classes, enums
 ((member_expression object: (identifier) @reference)
-  (#match? @reference "^[A-Z]"))
+  (#match? @reference "^[A-Z]")
+  (#not-match? @reference "^(Array|ArrayBuffer|BigInt|Boolean|Date|Error|EvalError|RangeError|TypeError|Function|Intl|JSON|Map|Math|Number|Object|Promise|Proxy|Reflect|RegExp|Set|String|Symbol|WeakMap|WeakSet|require|parseInt|parseFloat|isNaN|setTimeout|setInterval|clearTimeout|clearInterval|fetch)$"))
 
-(new_expression constructor: (identifier) @reference)
+((new_expression constructor: (identifier) @reference)
+  (#not-match? @reference "^(Array|ArrayBuffer|BigInt|Boolean|Date|Error|EvalError|RangeError|TypeError|Function|Intl|JSON|Map|Math|Number|Object|Promise|Proxy|Reflect|RegExp|Set|String|Symbol|WeakMap|WeakSet|require|parseInt|parseFloat|isNaN|setTimeout|setInterval|clearTimeout|clearInterval|fetch)$"))
 
 (extends_clause value: (identifier) @reference)
 
@@ -88,24 +92,26 @@
 
 (import_clause (identifier) @reference)
 
-; type names where they are used (not where they are declared)
-(type_annotation (type_identifier) @reference)
-(generic_type name: (type_identifier) @reference)
-(type_arguments (type_identifier) @reference)
-(nested_type_identifier name: (type_identifier) @reference)
-(array_type (type_identifier) @reference)
-(union_type (type_identifier) @reference)
-(intersection_type (type_identifier) @reference)
-(tuple_type (type_identifier) @reference)
-(lookup_type (type_identifier) @reference)
-(index_type_query (type_identifier) @reference)
-(constraint (type_identifier) @reference)
-(default_type (type_identifier) @reference)
-(type_predicate type: (type_identifier) @reference)
-(type_alias_declaration value: (type_identifier) @reference)
-(function_type return_type: (type_identifier) @reference)
-(as_expression (type_identifier) @reference)
-(satisfies_expression (type_identifier) @reference)
+; type names where they are used (not where they are declared), minus the standard
+; library's (`Array`, `Promise`, `Record`, `Partial`, …)
+([(type_annotation (type_identifier) @reference)
+  (generic_type name: (type_identifier) @reference)
+  (type_arguments (type_identifier) @reference)
+  (nested_type_identifier name: (type_identifier) @reference)
+  (array_type (type_identifier) @reference)
+  (union_type (type_identifier) @reference)
+  (intersection_type (type_identifier) @reference)
+  (tuple_type (type_identifier) @reference)
+  (lookup_type (type_identifier) @reference)
+  (index_type_query (type_identifier) @reference)
+  (constraint (type_identifier) @reference)
+  (default_type (type_identifier) @reference)
+  (type_predicate type: (type_identifier) @reference)
+  (type_alias_declaration value: (type_identifier) @reference)
+  (function_type return_type: (type_identifier) @reference)
+  (as_expression (type_identifier) @reference)
+  (satisfies_expression (type_identifier) @reference)]
+  (#not-match? @reference "^(Array|ReadonlyArray|Promise|PromiseLike|Record|Partial|Required|Readonly|Pick|Omit|Exclude|Extract|NonNullable|ReturnType|Parameters|InstanceType|Awaited|Map|Set|WeakMap|WeakSet|Date|Error|RegExp|Function|Object|String|Number|Boolean|Symbol|Iterable|Iterator|AsyncIterable|Generator)$"))
 
 ; JSX components in TSX: `<Panel …>` and `<Button … />` are the only nodes whose `name`
 ; child directly follows `<`. Lower-case names are HTML elements.
