@@ -11,7 +11,7 @@ import concurrent.futures
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,10 +45,12 @@ class BuildStats:
 @dataclass(slots=True)
 class BuildResult:
     root: Path
-    tags: dict[str, FileTags]
-    """Repo-relative path → tags, for every mapped file."""
+    tags: Mapping[str, FileTags]
+    """Repo-relative path → tags, for every mapped file (decoded on first access)."""
+    stats: BuildStats
     warnings: list[Skipped] = field(default_factory=list)
-    stats: BuildStats | None = None
+    cache_key: int | None = None
+    """Names the cached state these tags are (None without a cache): keys derived caches."""
 
 
 def build(
@@ -64,7 +66,7 @@ def build(
     root = resolve_root(path)
     directory = cache.cache_dir_for(root, home)
     state = cache.load(directory) if use_cache else cache.CacheState()
-    walked = walk_files(root)
+    walked = walk_files(root, mapped_only=True)
     entries = [entry for entry in walked.files if entry.language is not None]
 
     fresh: dict[str, cache.CachedFile] = {}
@@ -79,15 +81,17 @@ def build(
         fresh[entry.path] = parsed
 
     warnings = list(walked.skipped)
+    key = state.key if use_cache else None
     if use_cache and (to_parse or state.problem or fresh.keys() != state.files.keys()):
         try:
-            cache.save(directory, fresh)
+            key = cache.save(directory, fresh)
         except OSError as exc:  # a full disk or read-only data dir must not cost the map
+            key = None
             warnings.append(Skipped(str(directory), f"cache not saved: {exc.strerror or exc}"))
     if state.problem:
         warnings.insert(0, Skipped(str(directory), state.problem))
     for path_, cached in sorted(fresh.items()):
-        if cached.tags is None:
+        if cached.skip_reason:
             warnings.append(Skipped(path_, cached.skip_reason))
         warnings.extend(Skipped(path_, note) for note in cached.notes)
     stats = BuildStats(
@@ -97,8 +101,7 @@ def build(
         seconds=time.perf_counter() - started,
         cache_dir=str(directory),
     )
-    tags = {p: c.tags for p, c in sorted(fresh.items()) if c.tags is not None}
-    return BuildResult(root=root, tags=tags, warnings=warnings, stats=stats)
+    return BuildResult(root, cache.TagsView(fresh), stats, warnings, key)
 
 
 def _reuse(
@@ -113,11 +116,7 @@ def _reuse(
         digest = cache.content_digest((root / entry.path).read_bytes())
     except OSError:
         return None
-    if digest != cached.digest:
-        return None
-    return cache.CachedFile(
-        entry.size, entry.mtime_ns, digest, cached.tags, cached.skip_reason, cached.notes
-    )
+    return cached.moved(entry.mtime_ns) if digest == cached.digest else None
 
 
 def _parse_all(
@@ -153,7 +152,7 @@ def tag_file(root: Path, entry: FileEntry) -> cache.CachedFile:
     """Read one file and extract its tags, or record why it was skipped."""
 
     def skipped(reason: str, digest: str = "") -> cache.CachedFile:
-        return cache.CachedFile(entry.size, entry.mtime_ns, digest, None, reason)
+        return cache.CachedFile(entry.size, entry.mtime_ns, digest, None, skip_reason=reason)
 
     if entry.size > MAX_FILE_BYTES:
         return skipped(f"larger than {MAX_FILE_BYTES // 1000} kB")

@@ -1,12 +1,17 @@
-"""The persistent tag cache: one file per repository in the service's data directory.
+"""The persistent tag cache: files in the service's data directory, never in the repo.
 
-Layout: `$DIAGNOSER_HOME/repomap/<hash of the repo's absolute path>/tags.bin`
-(`DIAGNOSER_HOME` defaults to the user cache dir). Never inside the analysed repo.
+Layout: `$DIAGNOSER_HOME/repomap/<hash of the repo's absolute path>/`
+(`DIAGNOSER_HOME` defaults to the user cache dir):
 
-The file is a fixed header (magic, format version, payload length, CRC-32) and a
-`marshal` payload — the fastest loader in the standard library for plain tuples and
-dicts. The CRC is checked before `marshal` sees a byte, so a truncated or corrupted
-file is detected and the caller rebuilds instead of crashing.
+- `tags.bin` — every file's size, mtime, content hash and tags;
+- `graph.bin` — the reference graph derived from exactly that `tags.bin` (keyed by its
+  checksum), so a warm start skips rebuilding it.
+
+Each file is a fixed header (magic, format version, key, payload length, CRC-32) and a
+`marshal` payload — the fastest loader in the standard library for plain tuples, dicts
+and bytes. The CRC is checked before `marshal` sees a byte, so a truncated or corrupted
+file is detected and the caller rebuilds instead of crashing. Tags are decoded per file
+on first use: a warm map touches only the files it shows.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ import os
 import struct
 import tempfile
 import zlib
+from array import array
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,29 +34,126 @@ from repomap.constants import APP_NAME, CACHE_FORMAT_VERSION, HOME_ENV_VAR
 from repomap.errors import InvalidRepoError
 from repomap.tags import Definition, FileTags, References
 
-MAGIC = b"RMAPTAGS"
-HEADER = struct.Struct("<8sIQI")  # magic, version, payload length, crc32
-CACHE_FILE = "tags.bin"
+MAGIC = b"RMAPv1\0\0"
+HEADER = struct.Struct("<8sIIQI")  # magic, format version, key, payload length, crc32
+TAGS_FILE = "tags.bin"
+GRAPH_FILE = "graph.bin"
 
 
-@dataclass(frozen=True, slots=True)
 class CachedFile:
-    """What we know about one file as of the last build."""
+    """What we know about one file as of the last build; its tags decode on first access."""
 
-    size: int
-    mtime_ns: int
-    digest: str
-    """Content hash (blake2b-128 hex): settles whether a file whose mtime moved changed."""
-    tags: FileTags | None
-    """None when the file was skipped; `skip_reason` says why."""
-    skip_reason: str = ""
-    notes: tuple[str, ...] = ()
-    """Non-fatal remarks shown as warnings (invalid UTF-8, syntax errors)."""
+    __slots__ = ("_raw", "_tags", "digest", "mtime_ns", "notes", "size", "skip_reason")
+
+    def __init__(
+        self,
+        size: int,
+        mtime_ns: int,
+        digest: str,
+        tags: FileTags | None,
+        *,
+        skip_reason: str = "",
+        notes: tuple[str, ...] = (),
+        raw: Any = None,
+    ) -> None:
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self.digest = digest
+        """Content hash (blake2b-128 hex): settles whether a file whose mtime moved changed."""
+        self.skip_reason = skip_reason
+        """Why the file has no tags (binary, too large, …); empty when it has them."""
+        self.notes = notes
+        """Non-fatal remarks shown as warnings (invalid UTF-8, syntax errors)."""
+        self._tags = tags
+        self._raw = raw
+
+    @property
+    def has_tags(self) -> bool:
+        return self._tags is not None or self._raw is not None
+
+    @property
+    def tags(self) -> FileTags | None:
+        if self._tags is None and self._raw is not None:
+            texts, numbers, refs, syntax_error = self._raw
+            self._tags = FileTags(_unpack(texts, numbers), References(*refs), syntax_error)
+            self._raw = None
+        return self._tags
+
+    def moved(self, mtime_ns: int) -> CachedFile:
+        """The same content seen with a new mtime."""
+        return CachedFile(
+            self.size, mtime_ns, self.digest, self._tags,
+            skip_reason=self.skip_reason, notes=self.notes, raw=self._raw,
+        )  # fmt: skip
+
+    def encode(self) -> tuple[object, ...]:
+        raw = self._raw
+        if self._tags is not None:
+            texts, numbers = _pack(self._tags.definitions)
+            raw = (texts, numbers, self._tags.references.packed(), self._tags.syntax_error)
+        return (self.size, self.mtime_ns, self.digest, raw, self.skip_reason, self.notes)
+
+    @classmethod
+    def decode(cls, entry: Any) -> CachedFile:  # marshal data is untyped by nature
+        size, mtime_ns, digest, raw, skip_reason, notes = entry
+        return cls(size, mtime_ns, digest, None, skip_reason=skip_reason, notes=notes, raw=raw)
+
+
+_SEP = "\0"  # cannot occur in the fields: tags.py replaces NUL in source text
+
+
+def _pack(definitions: tuple[Definition, ...]) -> tuple[str, bytes]:
+    """Definitions as one string and one uint32 array: a few objects per file, not hundreds."""
+    texts = _SEP.join(
+        f"{d.name}{_SEP}{d.qualified}{_SEP}{d.kind}{_SEP}{d.signature}" for d in definitions
+    )
+    numbers = array("I", (n for d in definitions for n in (d.line, d.start_line, d.end_line)))
+    return texts, numbers.tobytes()
+
+
+def _unpack(texts: str, numbers: bytes) -> tuple[Definition, ...]:
+    if not texts and not numbers:
+        return ()
+    fields = texts.split(_SEP)
+    lines = array("I", numbers)
+    return tuple(
+        Definition(
+            name=fields[4 * i],
+            qualified=fields[4 * i + 1],
+            kind=fields[4 * i + 2],
+            line=lines[3 * i],
+            start_line=lines[3 * i + 1],
+            end_line=lines[3 * i + 2],
+            signature=fields[4 * i + 3],
+        )
+        for i in range(len(lines) // 3)
+    )
+
+
+class TagsView(Mapping[str, FileTags]):
+    """Path → tags of every file that has them, decoding each file on first access."""
+
+    def __init__(self, files: Mapping[str, CachedFile]) -> None:
+        self._files = {path: cached for path, cached in sorted(files.items()) if cached.has_tags}
+
+    def __getitem__(self, path: str) -> FileTags:
+        tags = self._files[path].tags
+        if tags is None:
+            raise KeyError(path)
+        return tags
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
 
 
 @dataclass(slots=True)
 class CacheState:
     files: dict[str, CachedFile] = field(default_factory=dict)
+    key: int | None = None
+    """Checksum of the loaded `tags.bin`: names this exact state (see `load_blob`)."""
     problem: str = ""
     """Set when a cache file existed but could not be used (it is then rebuilt)."""
 
@@ -79,65 +183,73 @@ def content_digest(data: bytes) -> str:
 
 
 def load(directory: Path) -> CacheState:
-    """Read the cache; a missing one is empty, an unusable one is empty with `problem` set."""
-    path = directory / CACHE_FILE
+    """Read `tags.bin`; a missing one is empty, an unusable one is empty with `problem` set."""
     try:
-        blob = path.read_bytes()
+        key, raw = _read(directory / TAGS_FILE)
     except FileNotFoundError:
         return CacheState()
     except OSError as exc:
         return CacheState(problem=f"cache unreadable ({exc.strerror}); rebuilt")
-    try:
-        return CacheState(files=_decode(blob))
-    except (ValueError, EOFError, TypeError, KeyError, IndexError, struct.error) as exc:
+    except ValueError as exc:
         return CacheState(problem=f"cache was corrupt ({exc}); rebuilt")
-
-
-def save(directory: Path, files: dict[str, CachedFile]) -> None:
-    """Write the cache atomically (temp file + rename): readers never see half a file."""
-    directory.mkdir(parents=True, exist_ok=True)
-    payload = marshal.dumps({path: _encode_file(cached) for path, cached in files.items()})
-    header = HEADER.pack(MAGIC, CACHE_FORMAT_VERSION, len(payload), zlib.crc32(payload))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tags-", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(header)
-            out.write(payload)
-        os.replace(tmp, directory / CACHE_FILE)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        files = {path: CachedFile.decode(entry) for path, entry in raw.items()}
+    except (ValueError, TypeError, AttributeError) as exc:
+        return CacheState(problem=f"cache was corrupt ({exc}); rebuilt")
+    return CacheState(files=files, key=key)
 
 
-def _decode(blob: bytes) -> dict[str, CachedFile]:
-    magic, version, length, crc = HEADER.unpack_from(blob)
+def save(directory: Path, files: Mapping[str, CachedFile]) -> int:
+    """Write `tags.bin` atomically; returns the key that names this state."""
+    return _write(directory / TAGS_FILE, {path: cached.encode() for path, cached in files.items()})
+
+
+def load_blob(directory: Path, name: str, *, key: int) -> Any:
+    """A derived payload saved for the state `key`, or None when absent, stale or damaged."""
+    try:
+        found, payload = _read(directory / name)
+    except (OSError, ValueError):
+        return None
+    return payload if found == key else None
+
+
+def save_blob(directory: Path, name: str, payload: Any, *, key: int) -> None:
+    _write(directory / name, payload, key=key)
+
+
+def _read(path: Path) -> tuple[int, Any]:
+    blob = path.read_bytes()
+    if len(blob) < HEADER.size:
+        raise ValueError("truncated header")
+    magic, version, key, length, crc = HEADER.unpack_from(blob)
     payload = memoryview(blob)[HEADER.size :]
     if magic != MAGIC:
-        raise ValueError("not a tag cache")
+        raise ValueError("not a repomap cache file")
     if version != CACHE_FORMAT_VERSION:
         raise ValueError(f"format {version}, expected {CACHE_FORMAT_VERSION}")
     if len(payload) != length or zlib.crc32(payload) != crc:
         raise ValueError("checksum mismatch")
-    raw = marshal.loads(payload)
-    if not isinstance(raw, dict):
-        raise TypeError("payload is not a mapping")
-    return {path: _decode_file(entry) for path, entry in raw.items()}
+    try:
+        return key, marshal.loads(payload)
+    except (EOFError, TypeError) as exc:
+        raise ValueError(str(exc)) from exc
 
 
-def _encode_file(cached: CachedFile) -> tuple[object, ...]:
-    tags: object = None
-    if cached.tags is not None:
-        defs = tuple(tuple(d) for d in cached.tags.definitions)
-        tags = (defs, cached.tags.references.packed(), cached.tags.syntax_error)
-    return (cached.size, cached.mtime_ns, cached.digest, tags, cached.skip_reason, cached.notes)
-
-
-def _decode_file(entry: Any) -> CachedFile:  # marshal data is untyped by nature
-    size, mtime_ns, digest, tags, skip_reason, notes = entry
-    file_tags = None
-    if tags is not None:
-        defs, refs, syntax_error = tags
-        file_tags = FileTags(
-            tuple(Definition._make(d) for d in defs), References(*refs), syntax_error
-        )
-    return CachedFile(size, mtime_ns, digest, file_tags, skip_reason, notes)
+def _write(path: Path, value: Any, *, key: int | None = None) -> int:
+    """Write atomically (temp file + rename): readers never see half a file. Returns the CRC."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = marshal.dumps(value)
+    crc = zlib.crc32(payload)
+    header = HEADER.pack(
+        MAGIC, CACHE_FORMAT_VERSION, crc if key is None else key, len(payload), crc
+    )
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(header)
+            out.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return crc

@@ -80,7 +80,8 @@ APP_NAME = "diagnoser"
 # --- ranking -------------------------------------------------------------
 PAGERANK_DAMPING = 0.85
 PAGERANK_MAX_ITERATIONS = 100
-PAGERANK_TOLERANCE = 1e-8
+PAGERANK_TOLERANCE = 1e-6
+"""L1 change between iterations at which ranks are settled (orders, not values, matter)."""
 
 FOCUS_IDENT_WEIGHT = 10.0
 """Edges for identifiers the caller focused on count this much more."""

@@ -71,47 +71,67 @@ def resolve_root(path: str | os.PathLike[str]) -> Path:
     return root.resolve()
 
 
-def walk_files(root: Path) -> WalkResult:
-    """Every non-ignored regular file under `root` (sorted), and what was skipped."""
+def walk_files(root: Path, *, mapped_only: bool = False) -> WalkResult:
+    """Every non-ignored regular file under `root` (sorted), and what was skipped.
+
+    With `mapped_only`, only files in a language the map parses (the others are not
+    even stat-ed: most of a large tree is docs, data and assets).
+    """
     result = WalkResult()
-    _walk(root, "", [], 0, result)
+    _walk(_Walk(root, mapped_only, result), "", [], 0)
     result.files.sort(key=lambda f: f.path)
+    result.skipped.sort(key=lambda s: s.path)
     return result
 
 
-def _walk(root: Path, rel_dir: str, ignores: list[_Ignore], depth: int, out: WalkResult) -> None:
+@dataclass(frozen=True, slots=True)
+class _Walk:
+    root: Path
+    mapped_only: bool
+    out: WalkResult
+
+
+def _walk(walk: _Walk, rel_dir: str, ignores: list[_Ignore], depth: int) -> None:
     # Plain strings, not Path objects: this runs once per directory of a large tree.
-    directory = os.path.join(root, rel_dir) if rel_dir else str(root)
+    out = walk.out
+    directory = os.path.join(walk.root, rel_dir) if rel_dir else str(walk.root)
     if depth > MAX_WALK_DEPTH:
         out.skipped.append(Skipped(rel_dir, "nested too deep"))
         return
-    ignores = _with_gitignore(directory, rel_dir, ignores, out)
     try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        with os.scandir(directory) as listing:
+            entries = list(listing)  # unsorted: the result is sorted once, at the end
     except OSError as exc:
         out.skipped.append(Skipped(rel_dir or ".", f"cannot list directory: {exc.strerror}"))
         return
+    if any(entry.name == ".gitignore" for entry in entries):
+        ignores = _with_gitignore(directory, rel_dir, ignores, out)
     for entry in entries:
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
         try:
             if entry.is_symlink():
-                _add_symlink(root, entry, rel, ignores, out)
+                _add_symlink(walk, entry, rel, ignores)
             elif entry.is_dir(follow_symlinks=False):
                 if not _ignored_dir(entry.name, rel, ignores):
-                    _walk(root, rel, ignores, depth + 1, out)
-            elif entry.is_file(follow_symlinks=False) and not _ignored_file(
-                entry.name, rel, ignores
-            ):
-                st = entry.stat(follow_symlinks=False)
-                out.files.append(FileEntry(rel, st.st_size, st.st_mtime_ns, language_for(rel)))
+                    _walk(walk, rel, ignores, depth + 1)
+            elif entry.is_file(follow_symlinks=False):
+                _add_file(walk, entry, rel, ignores)
         except OSError as exc:
             out.skipped.append(Skipped(rel, f"cannot stat: {exc.strerror}"))
 
 
-def _add_symlink(
-    root: Path, entry: os.DirEntry[str], rel: str, ignores: list[_Ignore], out: WalkResult
-) -> None:
+def _add_file(walk: _Walk, entry: os.DirEntry[str], rel: str, ignores: list[_Ignore]) -> None:
+    language = language_for(rel)
+    if (language or not walk.mapped_only) and not _ignored_file(entry.name, rel, ignores):
+        st = entry.stat(follow_symlinks=False)
+        walk.out.files.append(FileEntry(rel, st.st_size, st.st_mtime_ns, language))
+
+
+def _add_symlink(walk: _Walk, entry: os.DirEntry[str], rel: str, ignores: list[_Ignore]) -> None:
     """File symlinks that stay inside the root are mapped; directory symlinks never are."""
+    root, out, language = walk.root, walk.out, language_for(rel)
+    if walk.mapped_only and not language:
+        return
     try:
         target = Path(entry.path).resolve(strict=True)
     except (OSError, RuntimeError):
@@ -122,7 +142,7 @@ def _add_symlink(
         return
     st = target.stat()
     if stat.S_ISREG(st.st_mode) and not _ignored_file(entry.name, rel, ignores):
-        out.files.append(FileEntry(rel, st.st_size, st.st_mtime_ns, language_for(rel)))
+        out.files.append(FileEntry(rel, st.st_size, st.st_mtime_ns, language))
 
 
 def _with_gitignore(

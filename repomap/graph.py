@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -22,7 +23,7 @@ from repomap.constants import (
     SHORT_IDENT_CHARS,
     SHORT_IDENT_WEIGHT,
 )
-from repomap.tags import Definition, FileTags
+from repomap.tags import FileTags
 
 IntArray = npt.NDArray[np.int64]
 _PAIR = 2**31
@@ -36,10 +37,14 @@ class ReferenceGraph:
     """Files, sorted; a file's number is its index here."""
     idents: dict[str, int]
     """Defined identifier → its number."""
-    definitions: tuple[Definition, ...]
-    """Every definition, file by file in path order."""
     def_file: IntArray
+    """Every definition, file by file in path order: its file's number,"""
+    def_index: IntArray
+    """its position in that file's `definitions`,"""
     def_ident: IntArray
+    """its identifier's number,"""
+    def_line: IntArray
+    """and its signature line."""
     edge_src: IntArray
     """Referencing file of each edge."""
     edge_dst: IntArray
@@ -56,18 +61,45 @@ class ReferenceGraph:
         """Files defining any of the given identifiers."""
         return np.unique(self.def_file[np.isin(self.def_ident, ident_ids)])
 
+    def to_payload(self) -> dict[str, object]:
+        """Plain values for the cache (`marshal`): names, and arrays as raw bytes."""
+        arrays = {name: getattr(self, name).tobytes() for name in _ARRAYS}
+        return {"paths": self.paths, "idents": tuple(self.idents), **arrays}
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> ReferenceGraph:
+        arrays: dict[str, Any] = {
+            name: np.frombuffer(payload[name], dtype=dtype) for name, dtype in _ARRAYS.items()
+        }
+        idents = {name: number for number, name in enumerate(payload["idents"])}
+        return cls(paths=tuple(payload["paths"]), idents=idents, **arrays)
+
+
+_ARRAYS = {
+    "def_file": np.int64,
+    "def_index": np.int64,
+    "def_ident": np.int64,
+    "def_line": np.int64,
+    "edge_src": np.int64,
+    "edge_dst": np.int64,
+    "edge_ident": np.int64,
+    "edge_weight": np.float64,
+}
+
 
 def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     paths = tuple(sorted(tags))
     idents: dict[str, int] = {}
-    definitions: list[Definition] = []
     def_file: list[int] = []
+    def_index: list[int] = []
     def_ident: list[int] = []
+    def_line: list[int] = []
     for number, path in enumerate(paths):
-        for definition in tags[path].definitions:
-            definitions.append(definition)
+        for index, definition in enumerate(tags[path].definitions):
             def_file.append(number)
+            def_index.append(index)
             def_ident.append(idents.setdefault(definition.name, len(idents)))
+            def_line.append(definition.line)
     ref_file: list[int] = []
     ref_ident: list[int] = []
     ref_count: list[int] = []
@@ -91,9 +123,10 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     return ReferenceGraph(
         paths=paths,
         idents=idents,
-        definitions=tuple(definitions),
         def_file=defs_file,
+        def_index=np.array(def_index, dtype=np.int64),
         def_ident=defs_ident,
+        def_line=np.array(def_line, dtype=np.int64),
         edge_src=src,
         edge_dst=dst,
         edge_ident=edge_ident,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 from importlib import resources
-from pathlib import PurePosixPath
 
 from tree_sitter import Parser, Query
 from tree_sitter_language_pack import get_language, get_parser
@@ -58,11 +57,12 @@ LANGUAGES: frozenset[str] = frozenset(EXTENSIONS.values())
 
 def language_for(path: str) -> str | None:
     """The language of a repo-relative path, or None when we do not map it."""
-    name = PurePosixPath(path).name
+    # Plain string work, not PurePosixPath: this runs for every file of a large tree.
+    name = path.rsplit("/", 1)[-1]
     if name in FILENAMES:
         return FILENAMES[name]
-    suffix = PurePosixPath(name).suffix.lower()
-    return EXTENSIONS.get(suffix)
+    dot = name.rfind(".")
+    return EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
 
 
 def query_source(language: str) -> str:

@@ -9,6 +9,7 @@ A definition's score is the rank that flows into its file along its own identifi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +25,7 @@ from repomap.constants import (
 )
 from repomap.focus import Focus
 from repomap.graph import FloatArray, IntArray, ReferenceGraph
-from repomap.tags import Definition
+from repomap.tags import Definition, FileTags
 
 FOCUS_LINE_BOOST = 1_000.0
 """A definition enclosing a focused line (a stack frame) outranks everything else."""
@@ -51,8 +52,14 @@ class Ranking:
     """The best definitions, best first (ties by path, then line)."""
 
 
-def rank(graph: ReferenceGraph, focus: Focus | None = None, *, limit: int | None = None) -> Ranking:
-    """Rank files and the `limit` best definitions of the graph, centred on `focus`."""
+def rank(
+    graph: ReferenceGraph,
+    tags: Mapping[str, FileTags],
+    focus: Focus | None = None,
+    *,
+    limit: int | None = None,
+) -> Ranking:
+    """Rank files and the `limit` best definitions of the graph (built from `tags`)."""
     focus = focus or Focus()
     focused = np.array(
         sorted(graph.idents[i] for i in focus.idents if i in graph.idents), dtype=np.int64
@@ -66,7 +73,9 @@ def rank(graph: ReferenceGraph, focus: Focus | None = None, *, limit: int | None
     files = tuple((graph.paths[i], float(scores[i])) for i in order)
     return Ranking(
         files,
-        _definitions(graph, focus, focused=focused, weight=weight, scores=scores, limit=limit),
+        _definitions(
+            graph, tags, focus, focused=focused, weight=weight, scores=scores, limit=limit
+        ),
     )
 
 
@@ -112,6 +121,7 @@ def _pagerank(
 
 def _definitions(
     graph: ReferenceGraph,
+    tags: Mapping[str, FileTags],
     focus: Focus,
     *,
     focused: IntArray,
@@ -119,7 +129,7 @@ def _definitions(
     scores: FloatArray,
     limit: int | None,
 ) -> tuple[RankedDefinition, ...]:
-    if not graph.definitions:
+    if not len(graph.def_file):
         return ()
     out_weight = np.bincount(graph.edge_src, weights=weight, minlength=graph.size)
     flow = (
@@ -136,25 +146,24 @@ def _definitions(
     share = np.where(focused_files, FOCUSED_FILE_SHARE, UNREFERENCED_SHARE)
     score += scores[graph.def_file] * share[graph.def_file]
     score *= np.where(np.isin(graph.def_ident, focused), FOCUS_IDENT_WEIGHT, 1.0)
-    score += _line_boost(graph, focus)
-    lines = np.fromiter(
-        (d.line for d in graph.definitions), dtype=np.int64, count=len(graph.definitions)
-    )
-    order = np.lexsort((lines, graph.def_file, -score))[:limit]
-    return tuple(
-        RankedDefinition(graph.paths[graph.def_file[i]], graph.definitions[i], float(score[i]))
-        for i in order
-    )
+    score += _line_boost(graph, tags, focus)
+    order = np.lexsort((graph.def_line, graph.def_file, -score))[:limit]
+    ranked = []
+    for i in order.tolist():
+        path = graph.paths[graph.def_file[i]]
+        definition = tags[path].definitions[graph.def_index[i]]
+        ranked.append(RankedDefinition(path, definition, float(score[i])))
+    return tuple(ranked)
 
 
-def _line_boost(graph: ReferenceGraph, focus: Focus) -> FloatArray:
-    boost = np.zeros(len(graph.definitions))
+def _line_boost(graph: ReferenceGraph, tags: Mapping[str, FileTags], focus: Focus) -> FloatArray:
+    boost = np.zeros(len(graph.def_file))
     if not focus.lines:
         return boost
     number = {path: i for i, path in enumerate(graph.paths)}
     for path, lines in focus.lines.items():
         for i in np.flatnonzero(graph.def_file == number.get(path, -1)):
-            definition = graph.definitions[i]
+            definition = tags[path].definitions[graph.def_index[i]]
             if any(definition.start_line <= line <= definition.end_line for line in lines):
                 boost[i] = FOCUS_LINE_BOOST
     return boost

@@ -7,13 +7,14 @@ repo.index.find("QuerySet.filter")
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from repomap.build import BuildStats, Progress, build
+from repomap import cache
+from repomap.build import BuildResult, BuildStats, Progress, build
 from repomap.constants import DEFAULT_MAP_TOKENS
 from repomap.files import Skipped
 from repomap.focus import Focus, resolve_focus
@@ -26,13 +27,16 @@ from repomap.tags import FileTags
 NO_FILES_MESSAGE = "no supported source files found (languages: see `python -m repomap --help`)"
 
 
-@dataclass
 class Repository:
-    root: Path
-    tags: dict[str, FileTags]
-    index: SymbolIndex
-    warnings: list[Skipped]
-    stats: BuildStats
+    """An indexed repository: its tags, symbol index and reference graph, all cached."""
+
+    def __init__(self, result: BuildResult) -> None:
+        self.root: Path = result.root
+        self.tags: Mapping[str, FileTags] = result.tags
+        self.index = SymbolIndex(result.tags)
+        self.warnings: list[Skipped] = result.warnings
+        self.stats: BuildStats = result.stats
+        self._cache_key = result.cache_key
 
     @classmethod
     def open(
@@ -45,21 +49,30 @@ class Repository:
         workers: int | None = None,
     ) -> Repository:
         """Index the repository at `path`; raises InvalidRepoError for a bad path."""
-        result = build(path, home=home, use_cache=use_cache, progress=progress, workers=workers)
-        assert result.stats is not None
-        return cls(
-            result.root, result.tags, SymbolIndex(result.tags), result.warnings, result.stats
-        )
+        return cls(build(path, home=home, use_cache=use_cache, progress=progress, workers=workers))
 
     def focus(self, items: Sequence[str]) -> Focus:
         return resolve_focus(items, self.tags)
 
     @functools.cached_property
     def graph(self) -> ReferenceGraph:
-        return build_graph(self.tags)
+        """The reference graph: from the cache when it was saved for these very tags."""
+        if self._cache_key is None:
+            return build_graph(self.tags)
+        directory = Path(self.stats.cache_dir)
+        payload = cache.load_blob(directory, cache.GRAPH_FILE, key=self._cache_key)
+        if payload is not None:
+            try:
+                return ReferenceGraph.from_payload(payload)
+            except (KeyError, TypeError, ValueError):
+                pass  # damaged or from another layout: rebuild below
+        graph = build_graph(self.tags)
+        with contextlib.suppress(OSError):  # unsaved only means rebuilt next time
+            cache.save_blob(directory, cache.GRAPH_FILE, graph.to_payload(), key=self._cache_key)
+        return graph
 
     def rank(self, focus: Sequence[str] = (), *, limit: int | None = None) -> Ranking:
-        return rank(self.graph, self.focus(focus), limit=limit)
+        return rank(self.graph, self.tags, self.focus(focus), limit=limit)
 
     def map(self, *, focus: Sequence[str] = (), tokens: int = DEFAULT_MAP_TOKENS) -> str:
         """The ranked map text, at most `tokens` long, with a warnings section if any."""

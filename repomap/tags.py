@@ -205,4 +205,5 @@ def _signature(lines: list[bytes], line: int) -> str:
 
 
 def _text(raw: bytes | None) -> str:
-    return raw.decode("utf-8", errors="replace") if raw else ""
+    # NUL never reaches a tag: the cache uses it as a field separator.
+    return raw.decode("utf-8", errors="replace").replace("\0", "\ufffd") if raw else ""

@@ -21,8 +21,8 @@ def test_cold_build_then_warm_build_parses_nothing(make_repo: MakeRepo, home: Pa
     root = make_repo({"a.py": NOTE, "b.py": "def store(x):\n    return x\n"})
     cold = build(root, home=home)
     warm = build(root, home=home)
-    assert cold.stats and cold.stats.parsed == 2
-    assert warm.stats and (warm.stats.parsed, warm.stats.reused) == (0, 2)
+    assert cold.stats.parsed == 2
+    assert (warm.stats.parsed, warm.stats.reused) == (0, 2)
     assert warm.tags == cold.tags
     assert [d.qualified for d in warm.tags["a.py"].definitions] == ["Note", "Note.save"]
 
@@ -32,7 +32,7 @@ def test_editing_one_file_reparses_only_that_file(make_repo: MakeRepo, home: Pat
     build(root, home=home)
     (root / "b.py").write_text("def store(x):\n    return x\n\n\ndef load(y):\n    return y\n")
     result = build(root, home=home)
-    assert result.stats and result.stats.parsed == 1
+    assert result.stats.parsed == 1
     assert [d.name for d in result.tags["b.py"].definitions] == ["store", "load"]
 
 
@@ -42,8 +42,8 @@ def test_touch_without_change_is_settled_by_content_hash(make_repo: MakeRepo, ho
     stat = (root / "a.py").stat()
     os.utime(root / "a.py", ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
     result = build(root, home=home)
-    assert result.stats and result.stats.parsed == 0
-    assert build(root, home=home).stats.parsed == 0  # type: ignore[union-attr]
+    assert result.stats.parsed == 0
+    assert build(root, home=home).stats.parsed == 0
 
 
 def test_same_size_edit_with_new_mtime_is_reparsed(make_repo: MakeRepo, home: Path) -> None:
@@ -63,7 +63,7 @@ def test_delete_and_rename_are_seen(make_repo: MakeRepo, home: Path) -> None:
     (root / "a.py").rename(root / "renamed.py")
     result = build(root, home=home)
     assert sorted(result.tags) == ["renamed.py"]
-    assert result.stats and result.stats.parsed == 1
+    assert result.stats.parsed == 1
     assert sorted(build(root, home=home).tags) == ["renamed.py"]
 
 
@@ -73,7 +73,6 @@ def test_corrupt_cache_is_detected_and_rebuilt(
 ) -> None:
     root = make_repo({"a.py": NOTE})
     first = build(root, home=home)
-    assert first.stats
     cache_file = Path(first.stats.cache_dir) / "tags.bin"
     blob = cache_file.read_bytes()
     # None: flip one byte in the middle of the payload (CRC must catch it)
@@ -81,9 +80,9 @@ def test_corrupt_cache_is_detected_and_rebuilt(
     cache_file.write_bytes(damaged)
     result = build(root, home=home)
     assert result.tags == first.tags
-    assert result.stats and result.stats.parsed == 1
+    assert result.stats.parsed == 1
     assert any("rebuilt" in w.reason for w in result.warnings)
-    assert build(root, home=home).stats.parsed == 0  # type: ignore[union-attr]
+    assert build(root, home=home).stats.parsed == 0
 
 
 def test_cache_lives_outside_the_repository(make_repo: MakeRepo, home: Path) -> None:
@@ -91,7 +90,7 @@ def test_cache_lives_outside_the_repository(make_repo: MakeRepo, home: Path) -> 
     before = all_files_in(root)
     result = build(root, home=home)
     assert all_files_in(root) == before
-    assert result.stats and Path(result.stats.cache_dir).is_relative_to(home)
+    assert Path(result.stats.cache_dir).is_relative_to(home)
 
 
 def test_bad_files_become_warnings_not_errors(make_repo: MakeRepo, home: Path) -> None:
@@ -180,6 +179,5 @@ def test_failed_cache_write_is_a_warning_and_leaves_no_debris(
     monkeypatch.undo()
     assert "more" in [d.name for d in result.tags["a.py"].definitions]
     assert any(w.reason == "cache not saved: No space left on device" for w in result.warnings)
-    assert first.stats
     assert [p.name for p in Path(first.stats.cache_dir).iterdir()] == ["tags.bin"]
-    assert build(root, home=home).stats.parsed == 1  # type: ignore[union-attr]
+    assert build(root, home=home).stats.parsed == 1

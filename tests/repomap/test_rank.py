@@ -32,7 +32,7 @@ def tags() -> Mapping[str, FileTags]:
 
 
 def file_order(focus: Focus) -> list[str]:
-    return [path for path, _ in rank(build_graph(tags()), focus).files]
+    return [path for path, _ in rank(build_graph(tags()), tags(), focus).files]
 
 
 def test_without_focus_the_most_used_file_leads() -> None:
@@ -55,12 +55,12 @@ def test_focused_identifier_lifts_its_definer() -> None:
 
 def test_focused_line_puts_its_enclosing_definition_first() -> None:
     focus = Focus(files=frozenset({"report/layout.py"}), lines={"report/layout.py": frozenset({5})})
-    best = rank(build_graph(tags()), focus).definitions[0]
+    best = rank(build_graph(tags()), tags(), focus).definitions[0]
     assert (best.path, best.definition.name) == ("report/layout.py", "margins")
 
 
 def test_definitions_follow_the_references_into_them() -> None:
-    ranking = rank(build_graph(tags()), Focus(files=frozenset({"app/checkout.py"})))
+    ranking = rank(build_graph(tags()), tags(), Focus(files=frozenset({"app/checkout.py"})))
     names = [r.definition.name for r in ranking.definitions]
     assert names.index("cart_total") < names.index("margins")
     assert names.index("cart_total") < names.index("page_layout")
@@ -68,14 +68,14 @@ def test_definitions_follow_the_references_into_them() -> None:
 
 def test_ranking_is_deterministic_and_limit_cuts() -> None:
     graph = build_graph(tags())
-    first = rank(graph, Focus(idents=frozenset({"page_layout"})))
-    again = rank(build_graph(tags()), Focus(idents=frozenset({"page_layout"})))
+    first = rank(graph, tags(), Focus(idents=frozenset({"page_layout"})))
+    again = rank(build_graph(tags()), tags(), Focus(idents=frozenset({"page_layout"})))
     assert first == again
-    top_two = rank(graph, Focus(idents=frozenset({"page_layout"})), limit=2).definitions
+    top_two = rank(graph, tags(), Focus(idents=frozenset({"page_layout"})), limit=2).definitions
     assert top_two == first.definitions[:2]
     assert len(first.definitions) > 2
 
 
 def test_empty_repository_ranks_nothing() -> None:
-    ranking = rank(build_graph({}))
+    ranking = rank(build_graph({}), {})
     assert ranking.files == () and ranking.definitions == ()

@@ -9,10 +9,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from repomap import repository as repository_module
+from repomap.graph import ReferenceGraph
 from repomap.repository import Repository
-from tests.conftest import FIXTURES, GOLDEN_REPO
+from tests.conftest import FIXTURES, GOLDEN_REPO, MakeRepo
 
 CASES = {
     "golden_repo.map": {"tokens": 2048, "focus": []},
@@ -39,3 +42,40 @@ def test_warm_open_reuses_everything(home: Path) -> None:
     warm = Repository.open(GOLDEN_REPO, home=home)
     assert (warm.stats.parsed, warm.stats.reused) == (0, warm.stats.files)
     assert warm.stats.files == 7
+
+
+def graphs_equal(a: ReferenceGraph, b: ReferenceGraph) -> bool:
+    arrays = ("def_file", "def_index", "def_ident", "def_line", "edge_src", "edge_dst")
+    return (
+        a.paths == b.paths
+        and a.idents == b.idents
+        and all(np.array_equal(getattr(a, n), getattr(b, n)) for n in arrays)
+        and np.allclose(a.edge_weight, b.edge_weight)
+    )
+
+
+def test_graph_is_cached_for_the_exact_tags_it_was_built_from(
+    make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_repo({"a.py": "def f():\n    return g()\n", "b.py": "def g():\n    return 1\n"})
+    built = Repository.open(root, home=home).graph
+    calls: list[int] = []
+    real_build = repository_module.build_graph
+    monkeypatch.setattr(
+        repository_module, "build_graph", lambda tags: calls.append(1) or real_build(tags)
+    )
+    warm = Repository.open(root, home=home)
+    assert graphs_equal(warm.graph, built) and calls == []
+    (root / "b.py").write_text("def g():\n    return 2\n\n\ndef h():\n    return f()\n")
+    edited = Repository.open(root, home=home)
+    assert "h" in edited.graph.idents and calls == [1]  # stale graph not used
+
+
+def test_damaged_graph_cache_is_rebuilt(make_repo: MakeRepo, home: Path) -> None:
+    root = make_repo({"a.py": "def f():\n    return g()\n", "b.py": "def g():\n    return 1\n"})
+    first = Repository.open(root, home=home)
+    expected = first.graph
+    graph_file = Path(first.stats.cache_dir) / "graph.bin"
+    graph_file.write_bytes(graph_file.read_bytes()[:-10])
+    assert graphs_equal(Repository.open(root, home=home).graph, expected)
+    assert Repository.open(root, home=home).map(tokens=100) == first.map(tokens=100)
