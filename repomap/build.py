@@ -133,8 +133,10 @@ def _parse_all(
                 progress(done, total)
         return
     chunks = [entries[i : i + PARSE_CHUNK_FILES] for i in range(0, total, PARSE_CHUNK_FILES)]
-    # forkserver: safe in a process that runs threads (the API server), unlike fork.
+    # forkserver: safe in a process that runs threads (the API server), unlike fork; the
+    # server imports the parsing code once, so each worker starts with it loaded.
     context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
         done = 0
         for results in pool.map(_tag_chunk, [root] * len(chunks), chunks):

@@ -43,7 +43,7 @@ GRAPH_FILE = "graph.bin"
 class CachedFile:
     """What we know about one file as of the last build; its tags decode on first access."""
 
-    __slots__ = ("_raw", "_tags", "digest", "mtime_ns", "notes", "size", "skip_reason")
+    __slots__ = ("_packed", "_tags", "digest", "mtime_ns", "notes", "size", "skip_reason")
 
     def __init__(
         self,
@@ -54,7 +54,7 @@ class CachedFile:
         *,
         skip_reason: str = "",
         notes: tuple[str, ...] = (),
-        raw: Any = None,
+        packed: bytes | None = None,
     ) -> None:
         self.size = size
         self.mtime_ns = mtime_ns
@@ -65,58 +65,60 @@ class CachedFile:
         self.notes = notes
         """Non-fatal remarks shown as warnings (invalid UTF-8, syntax errors)."""
         self._tags = tags
-        self._raw = raw
+        # The tags as one marshal blob: what the cache stores and what crosses process
+        # boundaries, so neither pays for hundreds of small objects per file.
+        self._packed = packed if tags is None else _pack(tags)
 
     @property
     def has_tags(self) -> bool:
-        return self._tags is not None or self._raw is not None
+        return self._packed is not None
 
     @property
     def tags(self) -> FileTags | None:
-        if self._tags is None and self._raw is not None:
-            texts, numbers, refs, syntax_error = self._raw
-            self._tags = FileTags(_unpack(texts, numbers), References(*refs), syntax_error)
-            self._raw = None
+        if self._tags is None and self._packed is not None:
+            self._tags = _unpack(self._packed)
         return self._tags
 
     def moved(self, mtime_ns: int) -> CachedFile:
         """The same content seen with a new mtime."""
         return CachedFile(
-            self.size, mtime_ns, self.digest, self._tags,
-            skip_reason=self.skip_reason, notes=self.notes, raw=self._raw,
+            self.size, mtime_ns, self.digest, None,
+            skip_reason=self.skip_reason, notes=self.notes, packed=self._packed,
         )  # fmt: skip
 
     def encode(self) -> tuple[object, ...]:
-        raw = self._raw
-        if self._tags is not None:
-            texts, numbers = _pack(self._tags.definitions)
-            raw = (texts, numbers, self._tags.references.packed(), self._tags.syntax_error)
-        return (self.size, self.mtime_ns, self.digest, raw, self.skip_reason, self.notes)
+        return (self.size, self.mtime_ns, self.digest, self._packed, self.skip_reason, self.notes)
 
     @classmethod
     def decode(cls, entry: Any) -> CachedFile:  # marshal data is untyped by nature
-        size, mtime_ns, digest, raw, skip_reason, notes = entry
-        return cls(size, mtime_ns, digest, None, skip_reason=skip_reason, notes=notes, raw=raw)
+        size, mtime_ns, digest, packed, skip_reason, notes = entry
+        if packed is not None and not isinstance(packed, bytes):
+            raise TypeError("packed tags are not bytes")
+        return cls(
+            size, mtime_ns, digest, None, skip_reason=skip_reason, notes=notes, packed=packed
+        )
+
+    def __reduce__(self) -> tuple[Any, tuple[object, ...]]:
+        return (CachedFile.decode, (self.encode(),))
 
 
 _SEP = "\0"  # cannot occur in the fields: tags.py replaces NUL in source text
 
 
-def _pack(definitions: tuple[Definition, ...]) -> tuple[str, bytes]:
-    """Definitions as one string and one uint32 array: a few objects per file, not hundreds."""
+def _pack(tags: FileTags) -> bytes:
+    """Definitions as one string and one uint32 array, references packed likewise."""
     texts = _SEP.join(
-        f"{d.name}{_SEP}{d.qualified}{_SEP}{d.kind}{_SEP}{d.signature}" for d in definitions
+        f"{d.name}{_SEP}{d.qualified}{_SEP}{d.kind}{_SEP}{d.signature}" for d in tags.definitions
     )
-    numbers = array("I", (n for d in definitions for n in (d.line, d.start_line, d.end_line)))
-    return texts, numbers.tobytes()
+    numbers = array("I", (n for d in tags.definitions for n in (d.line, d.start_line, d.end_line)))
+    return marshal.dumps((texts, numbers.tobytes(), tags.references.packed(), tags.syntax_error))
 
 
-def _unpack(texts: str, numbers: bytes) -> tuple[Definition, ...]:
-    if not texts and not numbers:
-        return ()
-    fields = texts.split(_SEP)
+def _unpack(packed: bytes) -> FileTags:
+    texts, numbers, refs, syntax_error = marshal.loads(packed)
+    fields = texts.split(_SEP) if texts else []
     lines = array("I", numbers)
-    return tuple(
+    definitions = tuple(
         Definition(
             name=fields[4 * i],
             qualified=fields[4 * i + 1],
@@ -128,6 +130,7 @@ def _unpack(texts: str, numbers: bytes) -> tuple[Definition, ...]:
         )
         for i in range(len(lines) // 3)
     )
+    return FileTags(definitions, References(*refs), syntax_error)
 
 
 class TagsView(Mapping[str, FileTags]):

@@ -19,6 +19,7 @@ from repomap.constants import (
     COMMON_IDENT_WEIGHT,
     LONG_IDENT_CHARS,
     LONG_IDENT_WEIGHT,
+    MAX_DEFINERS,
     PRIVATE_IDENT_WEIGHT,
     SHORT_IDENT_CHARS,
     SHORT_IDENT_WEIGHT,
@@ -52,6 +53,15 @@ class ReferenceGraph:
     edge_ident: IntArray
     edge_weight: FloatArray
     """Static weight: identifier quality × sqrt(number of uses)."""
+    edge_pair: IntArray
+    """Each edge's (source file, target file) pair, an index into `pair_src`/`pair_dst`:"""
+    pair_src: IntArray
+    pair_dst: IntArray
+    """PageRank iterates over unique file pairs, far fewer than edges."""
+    edge_flow: IntArray
+    """Each edge's (target file, identifier) slot: rank flowing into that definition name."""
+    def_flow: IntArray
+    """Each definition's flow slot, or -1 when nothing references it."""
 
     @property
     def size(self) -> int:
@@ -62,29 +72,33 @@ class ReferenceGraph:
         return np.unique(self.def_file[np.isin(self.def_ident, ident_ids)])
 
     def to_payload(self) -> dict[str, object]:
-        """Plain values for the cache (`marshal`): names, and arrays as raw bytes."""
-        arrays = {name: getattr(self, name).tobytes() for name in _ARRAYS}
+        """Plain values for the cache (`marshal`): names, and arrays as raw bytes
+        (indices as int32 to halve the file; weights stay float64 so a warm map is
+        bit-for-bit the cold one)."""
+        arrays = {
+            name: getattr(self, name).astype(dtype).tobytes() for name, dtype in _STORED.items()
+        }
         return {"paths": self.paths, "idents": tuple(self.idents), **arrays}
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> ReferenceGraph:
         arrays: dict[str, Any] = {
-            name: np.frombuffer(payload[name], dtype=dtype) for name, dtype in _ARRAYS.items()
+            name: np.frombuffer(payload[name], dtype=dtype).astype(_MEMORY[dtype])
+            for name, dtype in _STORED.items()
         }
         idents = {name: number for number, name in enumerate(payload["idents"])}
         return cls(paths=tuple(payload["paths"]), idents=idents, **arrays)
 
 
-_ARRAYS = {
-    "def_file": np.int64,
-    "def_index": np.int64,
-    "def_ident": np.int64,
-    "def_line": np.int64,
-    "edge_src": np.int64,
-    "edge_dst": np.int64,
-    "edge_ident": np.int64,
+_INDEX_ARRAYS = (
+    "def_file", "def_index", "def_ident", "def_line", "edge_src", "edge_dst", "edge_ident",
+    "edge_pair", "pair_src", "pair_dst", "edge_flow", "def_flow",
+)  # fmt: skip
+_STORED: dict[str, type[np.generic]] = {
+    **dict.fromkeys(_INDEX_ARRAYS, np.int32),
     "edge_weight": np.float64,
 }
+_MEMORY: dict[type[np.generic], type[np.generic]] = {np.int32: np.int64, np.float64: np.float64}
 
 
 def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
@@ -120,6 +134,11 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
         ident_count=len(idents),
     )
     quality = _ident_quality(idents, defs_file, defs_ident, used=edge_ident)
+    pairs, edge_pair = np.unique(src * _PAIR + dst, return_inverse=True)
+    flows, edge_flow = np.unique(dst * _PAIR + edge_ident, return_inverse=True)
+    def_keys = defs_file * _PAIR + defs_ident
+    slot = np.clip(np.searchsorted(flows, def_keys), 0, max(len(flows) - 1, 0))
+    found = flows[slot] == def_keys if len(flows) else np.zeros(len(def_keys), dtype=bool)
     return ReferenceGraph(
         paths=paths,
         idents=idents,
@@ -131,6 +150,11 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
         edge_dst=dst,
         edge_ident=edge_ident,
         edge_weight=quality[edge_ident] * np.sqrt(count),
+        edge_pair=edge_pair.astype(np.int64),
+        pair_src=pairs // _PAIR,
+        pair_dst=pairs % _PAIR,
+        edge_flow=edge_flow.astype(np.int64),
+        def_flow=np.where(found, slot, -1).astype(np.int64),
     )
 
 
@@ -149,6 +173,8 @@ def _join(
     start = np.searchsorted(pair_ident, np.arange(ident_count), side="left")
     end = np.searchsorted(pair_ident, np.arange(ident_count), side="right")
     fan = (end - start)[ref_ident]
+    # A name defined in that many files (`__init__`, `setUp`) says nothing about which one.
+    fan[fan > MAX_DEFINERS] = 0
     total = int(fan.sum())
     rows = np.repeat(np.arange(len(ref_ident)), fan)
     offsets = np.arange(total) - np.repeat(np.cumsum(fan) - fan, fan)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from repomap.constants import (
     FOCUS_DEFINER_MASS,
@@ -67,15 +68,19 @@ def rank(
     weight = graph.edge_weight * np.where(
         np.isin(graph.edge_ident, focused), FOCUS_IDENT_WEIGHT, 1.0
     )
-    restart = _restart(graph, focus, focused)
-    scores = _pagerank(graph.size, graph.edge_src, graph.edge_dst, weight, restart)
+    out_weight = np.bincount(graph.edge_src, weights=weight, minlength=graph.size)
+    share = weight / np.where(out_weight > 0, out_weight, 1.0)[graph.edge_src]
+    scores = _pagerank(
+        graph, share, restart=_restart(graph, focus, focused), dangling=out_weight == 0
+    )
     order = np.lexsort((np.arange(graph.size), -scores))
     files = tuple((graph.paths[i], float(scores[i])) for i in order)
+    flow: FloatArray = np.asarray(
+        np.bincount(graph.edge_flow, weights=scores[graph.edge_src] * share), dtype=np.float64
+    )
     return Ranking(
         files,
-        _definitions(
-            graph, tags, focus, focused=focused, weight=weight, scores=scores, limit=limit
-        ),
+        _definitions(graph, tags, focus, focused=focused, flow=flow, scores=scores, limit=limit),
     )
 
 
@@ -99,14 +104,15 @@ def _restart(graph: ReferenceGraph, focus: Focus, focused: IntArray) -> FloatArr
 
 
 def _pagerank(
-    n: int, src: IntArray, dst: IntArray, weight: FloatArray, restart: FloatArray
+    graph: ReferenceGraph,
+    share: FloatArray,
+    *,
+    restart: FloatArray,
+    dangling: npt.NDArray[np.bool_],
 ) -> FloatArray:
-    out_weight = np.bincount(src, weights=weight, minlength=n)
-    edge_share = weight / np.where(out_weight[src] > 0, out_weight[src], 1.0)
-    pair, inverse = np.unique(src * max(n, 1) + dst, return_inverse=True)
-    pair_share = np.bincount(inverse, weights=edge_share, minlength=len(pair))
-    pair_src, pair_dst = pair // max(n, 1), pair % max(n, 1)
-    dangling = out_weight == 0
+    """Power iteration; `share` is each edge's part of its source file's out-weight."""
+    n, pair_src, pair_dst = graph.size, graph.pair_src, graph.pair_dst
+    pair_share = np.bincount(graph.edge_pair, weights=share, minlength=len(pair_src))
     scores = restart.copy()
     for _ in range(PAGERANK_MAX_ITERATIONS):
         spread = np.bincount(pair_dst, weights=scores[pair_src] * pair_share, minlength=n)
@@ -125,29 +131,30 @@ def _definitions(
     focus: Focus,
     *,
     focused: IntArray,
-    weight: FloatArray,
+    flow: FloatArray,
     scores: FloatArray,
     limit: int | None,
 ) -> tuple[RankedDefinition, ...]:
+    """Score every definition, then order only the best `limit` of them."""
     if not len(graph.def_file):
         return ()
-    out_weight = np.bincount(graph.edge_src, weights=weight, minlength=graph.size)
-    flow = (
-        scores[graph.edge_src] * weight / np.where(out_weight > 0, out_weight, 1.0)[graph.edge_src]
+    score = np.where(
+        graph.def_flow >= 0, flow[np.maximum(graph.def_flow, 0)] if len(flow) else 0.0, 0.0
     )
-    width = max(len(graph.idents), 1)
-    keys, inverse = np.unique(graph.edge_dst * width + graph.edge_ident, return_inverse=True)
-    sums = np.bincount(inverse, weights=flow, minlength=len(keys))
-    def_keys = graph.def_file * width + graph.def_ident
-    at = np.clip(np.searchsorted(keys, def_keys), 0, max(len(keys) - 1, 0))
-    found = keys[at] == def_keys if len(keys) else np.zeros(len(def_keys), dtype=bool)
-    score = np.where(found, sums[at] if len(keys) else 0.0, 0.0)
     focused_files = np.array([p in focus.files for p in graph.paths], dtype=bool)
     share = np.where(focused_files, FOCUSED_FILE_SHARE, UNREFERENCED_SHARE)
     score += scores[graph.def_file] * share[graph.def_file]
     score *= np.where(np.isin(graph.def_ident, focused), FOCUS_IDENT_WEIGHT, 1.0)
     score += _line_boost(graph, tags, focus)
-    order = np.lexsort((graph.def_line, graph.def_file, -score))[:limit]
+    candidates = np.arange(len(score))
+    if limit is not None and limit < len(score):
+        # Everything scoring at least the limit-th best score: ties stay in, order is exact.
+        threshold = np.partition(score, len(score) - limit)[len(score) - limit]
+        candidates = np.flatnonzero(score >= threshold)
+    within = np.lexsort(
+        (graph.def_line[candidates], graph.def_file[candidates], -score[candidates])
+    )
+    order = candidates[within][:limit]
     ranked = []
     for i in order.tolist():
         path = graph.paths[graph.def_file[i]]
