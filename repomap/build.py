@@ -67,22 +67,25 @@ def build(
     directory = cache.cache_dir_for(root, home)
     state = cache.load(directory) if use_cache else cache.CacheState()
     walked = walk_files(root, mapped_only=True)
-    entries = [entry for entry in walked.files if entry.language is not None]
+    entries = walked.files
 
     fresh: dict[str, cache.CachedFile] = {}
     to_parse: list[FileEntry] = []
+    moved = False  # a file's mtime changed but not its content: save, or we re-hash every run
     for entry in entries:
-        hit = _reuse(root, entry, state.files.get(entry.path))
+        cached = state.files.get(entry.path)
+        hit = _reuse(root, entry, cached)
         if hit is None:
             to_parse.append(entry)
         else:
             fresh[entry.path] = hit
+            moved = moved or hit is not cached
     for entry, parsed in zip(to_parse, _parse_all(root, to_parse, progress, workers), strict=True):
         fresh[entry.path] = parsed
 
     warnings = list(walked.skipped)
     key = state.key if use_cache else None
-    if use_cache and (to_parse or state.problem or fresh.keys() != state.files.keys()):
+    if use_cache and (to_parse or moved or state.problem or fresh.keys() != state.files.keys()):
         try:
             key = cache.save(directory, fresh)
         except OSError as exc:  # a full disk or read-only data dir must not cost the map

@@ -36,14 +36,23 @@ def test_editing_one_file_reparses_only_that_file(make_repo: MakeRepo, home: Pat
     assert [d.name for d in result.tags["b.py"].definitions] == ["store", "load"]
 
 
-def test_touch_without_change_is_settled_by_content_hash(make_repo: MakeRepo, home: Path) -> None:
+def test_touch_without_change_is_settled_by_content_hash(
+    make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = make_repo({"a.py": NOTE})
     build(root, home=home)
     stat = (root / "a.py").stat()
     os.utime(root / "a.py", ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
     result = build(root, home=home)
     assert result.stats.parsed == 0
-    assert build(root, home=home).stats.parsed == 0
+    assert result.tags["a.py"] == build(root, home=home, use_cache=False).tags["a.py"]
+    hashed: list[bytes] = []
+    real_digest = build_module.cache.content_digest
+    monkeypatch.setattr(
+        build_module.cache, "content_digest", lambda data: hashed.append(data) or real_digest(data)
+    )
+    again = build(root, home=home)  # the new mtime was saved: no second hashing
+    assert again.stats.parsed == 0 and hashed == []
 
 
 def test_same_size_edit_with_new_mtime_is_reparsed(make_repo: MakeRepo, home: Path) -> None:
