@@ -117,6 +117,12 @@ FOCUS_DEFINER_MASS = 10.0
 FOCUS_PATH_TOKEN_MASS = 1.0
 """Personalisation mass for files whose path contains a focused word."""
 
+REVERSE_EDGE_WEIGHT = 0.5
+"""Weight of the edge from a definition back to each file that uses it. Without it rank
+only flows to what a focused file calls, never to its callers. On the developer benchmark
+(100 cases, gold file in the focused map at 1k/2k/4k tokens): 78/83/89 without, 82/85/90
+at 0.5 and at 1.0."""
+
 # --- rendering -----------------------------------------------------------
 DEFAULT_MAP_TOKENS = 2_048
 CHARS_PER_TOKEN = 4.0

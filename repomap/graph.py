@@ -21,6 +21,7 @@ from repomap.constants import (
     LONG_IDENT_WEIGHT,
     MAX_DEFINERS,
     PRIVATE_IDENT_WEIGHT,
+    REVERSE_EDGE_WEIGHT,
     SHORT_IDENT_CHARS,
     SHORT_IDENT_WEIGHT,
 )
@@ -47,9 +48,10 @@ class ReferenceGraph:
     def_line: IntArray
     """and its signature line."""
     edge_src: IntArray
-    """Referencing file of each edge."""
+    """Referencing file of each edge (the first half; the second half are the same edges
+    reversed, defining file → referencing file, at REVERSE_EDGE_WEIGHT)."""
     edge_dst: IntArray
-    """Defining file of each edge."""
+    """Defining file of each edge (first half)."""
     edge_ident: IntArray
     edge_weight: FloatArray
     """Static weight: identifier quality × sqrt(number of uses)."""
@@ -134,6 +136,11 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
         ident_count=len(idents),
     )
     quality = _ident_quality(idents, defs_file, defs_ident, used=edge_ident)
+    weight = quality[edge_ident] * np.sqrt(count)
+    # Every use also points back, weaker: a file's callers are its neighbours too.
+    src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+    edge_ident = np.concatenate([edge_ident, edge_ident])
+    weight = np.concatenate([weight, weight * REVERSE_EDGE_WEIGHT])
     pairs, edge_pair = np.unique(src * _PAIR + dst, return_inverse=True)
     flows, edge_flow = np.unique(dst * _PAIR + edge_ident, return_inverse=True)
     def_keys = defs_file * _PAIR + defs_ident
@@ -149,7 +156,7 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
         edge_src=src,
         edge_dst=dst,
         edge_ident=edge_ident,
-        edge_weight=quality[edge_ident] * np.sqrt(count),
+        edge_weight=weight,
         edge_pair=edge_pair.astype(np.int64),
         pair_src=pairs // _PAIR,
         pair_dst=pairs % _PAIR,

@@ -48,7 +48,7 @@ class RankedDefinition:
 @dataclass(frozen=True, slots=True)
 class Ranking:
     files: tuple[tuple[str, float], ...]
-    """Every file with its PageRank, best first (ties by path)."""
+    """Every file with its PageRank: focused files first, then best first (ties by path)."""
     definitions: tuple[RankedDefinition, ...]
     """The best definitions, best first (ties by path, then line)."""
 
@@ -73,14 +73,18 @@ def rank(
     scores = _pagerank(
         graph, share, restart=_restart(graph, focus, focused), dangling=out_weight == 0
     )
-    order = np.lexsort((np.arange(graph.size), -scores))
+    # Focused files lead (the caller asked to see them), then the rest by rank, then path.
+    named = np.array([path in focus.files for path in graph.paths], dtype=bool)
+    order = np.lexsort((np.arange(graph.size), -scores, ~named))
     files = tuple((graph.paths[i], float(scores[i])) for i in order)
     flow: FloatArray = np.asarray(
         np.bincount(graph.edge_flow, weights=scores[graph.edge_src] * share), dtype=np.float64
     )
     return Ranking(
         files,
-        _definitions(graph, tags, focus, focused=focused, flow=flow, scores=scores, limit=limit),
+        _definitions(
+            graph, tags, focus, focused=focused, named=named, flow=flow, scores=scores, limit=limit
+        ),
     )
 
 
@@ -131,6 +135,7 @@ def _definitions(
     focus: Focus,
     *,
     focused: IntArray,
+    named: npt.NDArray[np.bool_],
     flow: FloatArray,
     scores: FloatArray,
     limit: int | None,
@@ -141,8 +146,7 @@ def _definitions(
     score = np.where(
         graph.def_flow >= 0, flow[np.maximum(graph.def_flow, 0)] if len(flow) else 0.0, 0.0
     )
-    focused_files = np.array([p in focus.files for p in graph.paths], dtype=bool)
-    share = np.where(focused_files, FOCUSED_FILE_SHARE, UNREFERENCED_SHARE)
+    share = np.where(named, FOCUSED_FILE_SHARE, UNREFERENCED_SHARE)
     score += scores[graph.def_file] * share[graph.def_file]
     score *= np.where(np.isin(graph.def_ident, focused), FOCUS_IDENT_WEIGHT, 1.0)
     score += _line_boost(graph, tags, focus)

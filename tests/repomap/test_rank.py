@@ -35,8 +35,15 @@ def file_order(focus: Focus) -> list[str]:
     return [path for path, _ in rank(build_graph(tags()), tags(), focus).files]
 
 
-def test_without_focus_the_most_used_file_leads() -> None:
-    assert file_order(Focus())[0] == "report/layout.py"
+def test_without_focus_used_files_rank_above_files_nobody_uses() -> None:
+    order = file_order(Focus())
+    used = {"app/cart.py", "app/money.py", "report/layout.py"}
+    assert set(order[:3]) == used
+
+
+def test_callers_of_a_focused_file_are_its_neighbours_too() -> None:
+    order = file_order(Focus(files=frozenset({"report/layout.py"})))
+    assert set(order[:3]) == {"report/layout.py", "report/fonts.py", "report/render_pdf.py"}
 
 
 def test_focused_files_neighbours_rank_above_unrelated_files() -> None:
