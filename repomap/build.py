@@ -49,8 +49,9 @@ class BuildResult:
     """Repo-relative path → tags, for every mapped file (decoded on first access)."""
     stats: BuildStats
     warnings: list[Skipped] = field(default_factory=list)
-    cache_key: int | None = None
-    """Names the cached state these tags are (None without a cache): keys derived caches."""
+    content_key: int | None = None
+    """Names the content these tags come from (None without a cache): keys derived caches,
+    so touching a file (mtime only) does not invalidate them."""
 
 
 def build(
@@ -84,12 +85,10 @@ def build(
         fresh[entry.path] = parsed
 
     warnings = list(walked.skipped)
-    key = state.key if use_cache else None
     if use_cache and (to_parse or moved or state.problem or fresh.keys() != state.files.keys()):
         try:
-            key = cache.save(directory, fresh)
+            cache.save(directory, fresh)
         except OSError as exc:  # a full disk or read-only data dir must not cost the map
-            key = None
             warnings.append(Skipped(str(directory), f"cache not saved: {exc.strerror or exc}"))
     if state.problem:
         warnings.insert(0, Skipped(str(directory), state.problem))
@@ -104,6 +103,7 @@ def build(
         seconds=time.perf_counter() - started,
         cache_dir=str(directory),
     )
+    key = cache.content_key(fresh) if use_cache else None
     return BuildResult(root, cache.TagsView(fresh), stats, warnings, key)
 
 
@@ -138,8 +138,11 @@ def _parse_all(
     chunks = [entries[i : i + PARSE_CHUNK_FILES] for i in range(0, total, PARSE_CHUNK_FILES)]
     # forkserver: safe in a process that runs threads (the API server), unlike fork; the
     # server imports the parsing code once, so each worker starts with it loaded.
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload([__name__])
+    else:  # Windows
+        context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
         done = 0
         for results in pool.map(_tag_chunk, [root] * len(chunks), chunks):

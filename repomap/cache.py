@@ -4,8 +4,8 @@ Layout: `$DIAGNOSER_HOME/repomap/<hash of the repo's absolute path>/`
 (`DIAGNOSER_HOME` defaults to the user cache dir):
 
 - `tags.bin` — every file's size, mtime, content hash and tags;
-- `graph.bin` — the reference graph derived from exactly that `tags.bin` (keyed by its
-  checksum), so a warm start skips rebuilding it.
+- `graph.bin` — the reference graph derived from those tags (keyed by `content_key`:
+  paths and content hashes), so a warm start skips rebuilding it.
 
 Each file is a fixed header (magic, format version, key, payload length, CRC-32) and a
 `marshal` payload — the fastest loader in the standard library for plain tuples, dicts
@@ -155,8 +155,6 @@ class TagsView(Mapping[str, FileTags]):
 @dataclass(slots=True)
 class CacheState:
     files: dict[str, CachedFile] = field(default_factory=dict)
-    key: int | None = None
-    """Checksum of the loaded `tags.bin`: names this exact state (see `load_blob`)."""
     problem: str = ""
     """Set when a cache file existed but could not be used (it is then rebuilt)."""
 
@@ -185,10 +183,15 @@ def content_digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def content_key(files: Mapping[str, CachedFile]) -> int:
+    """A checksum of every path and content hash: names what derived caches were built from."""
+    return zlib.crc32("\n".join(f"{path}\0{files[path].digest}" for path in sorted(files)).encode())
+
+
 def load(directory: Path) -> CacheState:
     """Read `tags.bin`; a missing one is empty, an unusable one is empty with `problem` set."""
     try:
-        key, raw = _read(directory / TAGS_FILE)
+        _, raw = _read(directory / TAGS_FILE)
     except FileNotFoundError:
         return CacheState()
     except OSError as exc:
@@ -199,12 +202,12 @@ def load(directory: Path) -> CacheState:
         files = {path: CachedFile.decode(entry) for path, entry in raw.items()}
     except (ValueError, TypeError, AttributeError) as exc:
         return CacheState(problem=f"cache was corrupt ({exc}); rebuilt")
-    return CacheState(files=files, key=key)
+    return CacheState(files=files)
 
 
-def save(directory: Path, files: Mapping[str, CachedFile]) -> int:
-    """Write `tags.bin` atomically; returns the key that names this state."""
-    return _write(directory / TAGS_FILE, {path: cached.encode() for path, cached in files.items()})
+def save(directory: Path, files: Mapping[str, CachedFile]) -> None:
+    """Write `tags.bin` atomically."""
+    _write(directory / TAGS_FILE, {path: cached.encode() for path, cached in files.items()})
 
 
 def load_blob(directory: Path, name: str, *, key: int) -> Any:
@@ -238,14 +241,11 @@ def _read(path: Path) -> tuple[int, Any]:
         raise ValueError(str(exc)) from exc
 
 
-def _write(path: Path, value: Any, *, key: int | None = None) -> int:
-    """Write atomically (temp file + rename): readers never see half a file. Returns the CRC."""
+def _write(path: Path, value: Any, *, key: int = 0) -> None:
+    """Write atomically (temp file + rename): readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = marshal.dumps(value)
-    crc = zlib.crc32(payload)
-    header = HEADER.pack(
-        MAGIC, CACHE_FORMAT_VERSION, crc if key is None else key, len(payload), crc
-    )
+    header = HEADER.pack(MAGIC, CACHE_FORMAT_VERSION, key, len(payload), zlib.crc32(payload))
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
@@ -255,4 +255,3 @@ def _write(path: Path, value: Any, *, key: int | None = None) -> int:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return crc

@@ -36,7 +36,7 @@ class Repository:
         self.index = SymbolIndex(result.tags)
         self.warnings: list[Skipped] = result.warnings
         self.stats: BuildStats = result.stats
-        self._cache_key = result.cache_key
+        self._content_key = result.content_key
 
     @classmethod
     def open(
@@ -57,10 +57,10 @@ class Repository:
     @functools.cached_property
     def graph(self) -> ReferenceGraph:
         """The reference graph: from the cache when it was saved for these very tags."""
-        if self._cache_key is None:
+        if self._content_key is None:
             return build_graph(self.tags)
         directory = Path(self.stats.cache_dir)
-        payload = cache.load_blob(directory, cache.GRAPH_FILE, key=self._cache_key)
+        payload = cache.load_blob(directory, cache.GRAPH_FILE, key=self._content_key)
         if payload is not None:
             try:
                 return ReferenceGraph.from_payload(payload)
@@ -68,7 +68,7 @@ class Repository:
                 pass  # damaged or from another layout: rebuild below
         graph = build_graph(self.tags)
         with contextlib.suppress(OSError):  # unsaved only means rebuilt next time
-            cache.save_blob(directory, cache.GRAPH_FILE, graph.to_payload(), key=self._cache_key)
+            cache.save_blob(directory, cache.GRAPH_FILE, graph.to_payload(), key=self._content_key)
         return graph
 
     def rank(self, focus: Sequence[str] = (), *, limit: int | None = None) -> Ranking:

@@ -79,3 +79,19 @@ def test_damaged_graph_cache_is_rebuilt(make_repo: MakeRepo, home: Path) -> None
     graph_file.write_bytes(graph_file.read_bytes()[:-10])
     assert graphs_equal(Repository.open(root, home=home).graph, expected)
     assert Repository.open(root, home=home).map(tokens=100) == first.map(tokens=100)
+
+
+def test_touching_a_file_keeps_the_cached_graph(
+    make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_repo({"a.py": "def f():\n    return g()\n", "b.py": "def g():\n    return 1\n"})
+    Repository.open(root, home=home).map(tokens=100)
+    stat = (root / "a.py").stat()
+    os.utime(root / "a.py", ns=(stat.st_atime_ns, stat.st_mtime_ns + 3_000_000_000))
+    calls: list[int] = []
+    real_build = repository_module.build_graph
+    monkeypatch.setattr(
+        repository_module, "build_graph", lambda tags: calls.append(1) or real_build(tags)
+    )
+    assert Repository.open(root, home=home).graph.size == 2
+    assert calls == []
