@@ -138,9 +138,10 @@ def _parse_all(
     chunks = [entries[i : i + PARSE_CHUNK_FILES] for i in range(0, total, PARSE_CHUNK_FILES)]
     # forkserver: safe in a process that runs threads (the API server), unlike fork; the
     # server imports the parsing code once, so each worker starts with it loaded.
+    context: multiprocessing.context.BaseContext
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([__name__])
+        multiprocessing.set_forkserver_preload([__name__])
     else:  # Windows
         context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
