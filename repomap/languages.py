@@ -49,8 +49,12 @@ EXTENSIONS: dict[str, str] = {
 FILENAMES: dict[str, str] = {"Rakefile": "ruby", "Gemfile": "ruby"}
 """Whole file names that identify a language without a suffix."""
 
-QUERY_NAMES: dict[str, str] = {"tsx": "typescript"}
-"""Languages that share another language's query file (TSX is TypeScript plus JSX)."""
+QUERY_PARTS: dict[str, tuple[str, ...]] = {
+    "javascript": ("ecmascript", "javascript"),
+    "typescript": ("ecmascript", "typescript"),
+    "tsx": ("ecmascript", "typescript"),  # TSX is TypeScript plus JSX
+}
+"""Languages whose query is several `.scm` files, in order; the others use `<language>.scm`."""
 
 LANGUAGES: frozenset[str] = frozenset(EXTENSIONS.values())
 
@@ -65,10 +69,17 @@ def language_for(path: str) -> str | None:
     return EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
 
 
+def query_files(language: str) -> tuple[str, ...]:
+    """The `.scm` files (stems) whose text makes up a language's tag query."""
+    return QUERY_PARTS.get(language, (language,))
+
+
 def query_source(language: str) -> str:
-    """The text of the `.scm` tag query used for a language."""
-    name = QUERY_NAMES.get(language, language)
-    return resources.files("repomap.queries").joinpath(f"{name}.scm").read_text("utf-8")
+    """The text of the tag query used for a language."""
+    folder = resources.files("repomap.queries")
+    return "\n".join(
+        folder.joinpath(f"{name}.scm").read_text("utf-8") for name in query_files(language)
+    )
 
 
 @functools.cache

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import pytest
 
-from repomap.languages import LANGUAGES, QUERY_NAMES, language_for, query_for
+from repomap.languages import LANGUAGES, language_for, query_files, query_for
 from repomap.tags import FileTags, extract_tags
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "languages"
@@ -391,7 +391,7 @@ def test_every_query_compiles(language: str) -> None:
 
 
 def test_every_query_file_belongs_to_a_language() -> None:
-    used = {QUERY_NAMES.get(language, language) for language in LANGUAGES}
+    used = {name for language in LANGUAGES for name in query_files(language)}
     assert {p.stem for p in QUERIES.glob("*.scm")} == used
 
 
