@@ -1,0 +1,43 @@
+"""`Settings`: the one configuration object, from the environment (`DIAGNOSER_*`) or arguments.
+
+Validated at start-up and passed in; tests construct it with values instead of patching.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from diagnoser import constants
+
+DEFAULT_DENY: tuple[str, ...] = (
+    # environment files and private keys
+    ".env", ".env.*", "*.env", ".envrc",
+    "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.asc", "*.gpg",
+    "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.ppk",
+    # credential and secret stores
+    "credentials", "credentials.*", "*credentials*.json", "secrets", "secrets.*", "!secrets.py",
+    "*.secret", "*.secrets", "service-account*.json", "*.tfvars", "*.tfstate", "*.tfstate.*",
+    ".npmrc", ".pypirc", ".netrc", ".pgpass", ".htpasswd", ".git-credentials", ".dockercfg",
+    ".docker/config.json", ".aws/", ".ssh/", ".gnupg/", ".kube/config",
+    # version-control internals
+    ".git/", ".hg/", ".svn/",
+)  # fmt: skip
+"""Gitignore-style patterns of files no tool lists, greps or reads."""
+
+
+class Settings(BaseSettings):
+    """Everything configurable, with safe defaults."""
+
+    model_config = SettingsConfigDict(env_prefix="DIAGNOSER_", frozen=True)
+
+    deny: tuple[str, ...] = DEFAULT_DENY
+    """Secret files, gitignore syntax; replaces the default list when set."""
+    deny_extra: tuple[str, ...] = ()
+    """Patterns added to `deny` (the usual way to extend it)."""
+    max_file_bytes: int = Field(default=constants.MAX_FILE_BYTES, gt=0)
+    grep_max_results: int = Field(default=constants.GREP_MAX_RESULTS, gt=0)
+    grep_max_chars: int = Field(default=constants.GREP_MAX_CHARS, gt=0)
+    grep_time_seconds: float = Field(default=constants.GREP_TIME_SECONDS, gt=0)
+    read_window_lines: int = Field(default=constants.READ_WINDOW_LINES, gt=0)
+    list_max_entries: int = Field(default=constants.LIST_MAX_ENTRIES, gt=0)

@@ -1,0 +1,210 @@
+"""`Workspace`: the one gate to a repository's files. Read-only by construction.
+
+Every path a tool receives is repo-relative and goes through `resolve`, which refuses:
+NUL bytes and over-long paths; absolute, home-relative and drive paths; any `..`
+component (also after Unicode NFKC folding and %-decoding, so look-alikes and encoded
+dots cannot sneak one in); symlinks whose target lies outside the root; files on the
+secrets deny-list (by the requested path and by the symlink target); and anything that
+is not a regular file or directory (devices, FIFOs, sockets). Files are opened
+`O_RDONLY | O_NOFOLLOW | O_NONBLOCK`; there is no method that writes.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import posixpath
+import re
+import stat
+import unicodedata
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from urllib.parse import unquote
+
+import pathspec
+from rapidfuzz import fuzz, process
+
+from diagnoser.constants import BINARY_SNIFF_BYTES, MAX_PATH_CHARS
+from diagnoser.errors import PathRefused, ToolError
+from diagnoser.settings import Settings
+from repomap import Repository
+from repomap.files import FileEntry, walk_files
+
+MAX_NAME_BYTES = 255
+"""Longest file name component most file systems allow."""
+MAX_PATH_SUGGESTIONS = 3
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+class Kind(StrEnum):
+    FILE = "file"
+    DIRECTORY = "directory"
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """A path that passed every check."""
+
+    rel: str
+    """Repo-relative, `/`-separated ("" for the root)."""
+    path: Path
+    """Absolute, symlinks resolved, inside the root."""
+    kind: Kind
+
+
+class Workspace:
+    """A sandboxed, read-only view of one repository."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        settings: Settings | None = None,
+        *,
+        repository: Repository | None = None,
+        home: Path | None = None,
+    ) -> None:
+        self.root = Path(root).resolve()
+        if not self.root.is_dir():
+            raise ToolError(f"not a directory: {root}")
+        self.settings = settings or Settings()
+        self._deny = pathspec.GitIgnoreSpec.from_lines(
+            [*self.settings.deny, *self.settings.deny_extra]
+        )
+        self._repository = repository
+        self._home = home
+
+    @property
+    def repository(self) -> Repository:
+        """The repo map's index of this repository (built or loaded on first use)."""
+        if self._repository is None:
+            self._repository = Repository.open(self.root, home=self._home)
+        return self._repository
+
+    @functools.cached_property
+    def files(self) -> list[FileEntry]:
+        """Every file the tools may see: the repo map's ignore rules, minus secrets."""
+        return [f for f in walk_files(self.root).files if not self.denied(f.path)]
+
+    @functools.cached_property
+    def file_paths(self) -> frozenset[str]:
+        return frozenset(f.path for f in self.files)
+
+    def denied(self, rel: str, *, is_dir: bool = False) -> bool:
+        """Whether `rel` (or a folder above it) is on the secrets deny-list."""
+        return bool(rel) and self._deny.match_file(rel + "/" if is_dir else rel)
+
+    def resolve(self, path: str, kind: Kind = Kind.FILE) -> Resolved:
+        """Check `path` and return where it really is, or raise PathRefused / ToolError."""
+        rel = _normalise(path, self.root)
+        if self.denied(rel) or self.denied(rel, is_dir=True):
+            raise PathRefused(f"refused: {rel} is on the secrets deny-list")
+        real = Path(os.path.realpath(self.root / rel))
+        if real != self.root and not real.is_relative_to(self.root):
+            raise PathRefused(f"refused: {rel} leads outside the repository (symlink)")
+        real_rel = real.relative_to(self.root).as_posix() if real != self.root else ""
+        if self.denied(real_rel) or self.denied(real_rel, is_dir=True):
+            raise PathRefused(f"refused: {rel} points at a file on the secrets deny-list")
+        try:
+            mode = real.stat().st_mode
+        except FileNotFoundError:
+            raise ToolError(self._missing(rel, kind)) from None
+        except OSError as exc:
+            raise ToolError(f"cannot open {rel}: {exc.strerror}") from None
+        if stat.S_ISDIR(mode):
+            if kind is Kind.FILE:
+                raise ToolError(f"{rel or '.'} is a directory; use list_dir")
+            return Resolved(real_rel, real, Kind.DIRECTORY)
+        if not stat.S_ISREG(mode):
+            raise PathRefused(f"refused: {rel} is not a regular file (device, FIFO or socket)")
+        if kind is Kind.DIRECTORY:
+            raise ToolError(f"{rel} is a file, not a directory; use read_range")
+        return Resolved(real_rel, real, Kind.FILE)
+
+    def read_bytes(self, path: str) -> tuple[Resolved, bytes]:
+        """The whole content of a text file (size-capped, binary refused)."""
+        resolved = self.resolve(path)
+        data = self._read(resolved)
+        if b"\0" in data[:BINARY_SNIFF_BYTES]:
+            raise ToolError(f"{resolved.rel} is a binary file")
+        return resolved, data
+
+    def read_text_lines(self, path: str) -> tuple[Resolved, list[str]]:
+        resolved, data = self.read_bytes(path)
+        return resolved, data.decode("utf-8", errors="replace").splitlines()
+
+    def read_listed(self, entry: FileEntry) -> bytes | None:
+        """Content of a file from `files` for a scan (grep); None when skipped (size, binary)."""
+        if entry.size > self.settings.max_file_bytes:
+            return None
+        try:
+            data = self._read(Resolved(entry.path, self.root / entry.path, Kind.FILE))
+        except ToolError:
+            return None
+        return None if b"\0" in data[:BINARY_SNIFF_BYTES] else data
+
+    def _read(self, resolved: Resolved) -> bytes:
+        try:
+            fd = os.open(resolved.path, _OPEN_FLAGS)
+        except OSError as exc:
+            raise ToolError(f"cannot open {resolved.rel}: {exc.strerror}") from None
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise PathRefused(f"refused: {resolved.rel} is not a regular file")
+            if info.st_size > self.settings.max_file_bytes:
+                raise ToolError(
+                    f"{resolved.rel} is {info.st_size // 1000} kB, over the "
+                    f"{self.settings.max_file_bytes // 1000} kB cap; grep it instead"
+                )
+            return handle.read(self.settings.max_file_bytes + 1)[: self.settings.max_file_bytes]
+
+    def _missing(self, rel: str, kind: Kind) -> str:
+        near = self.suggest_paths(rel)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        return f"no such {kind.value}: {rel}{hint}"
+
+    def suggest_paths(self, rel: str) -> list[str]:
+        """Listed paths closest to `rel` (same file name first)."""
+        name = rel.rsplit("/", 1)[-1]
+        same_name = sorted(p for p in self.file_paths if p.rsplit("/", 1)[-1] == name)
+        if same_name:
+            return same_name[:MAX_PATH_SUGGESTIONS]
+        found = process.extract(
+            rel, sorted(self.file_paths), scorer=fuzz.WRatio, limit=MAX_PATH_SUGGESTIONS
+        )
+        return [match for match, score, _ in found if score >= 60]
+
+
+def _normalise(path: str, root: Path) -> str:
+    """The repo-relative form of `path`, or PathRefused naming what is wrong with it."""
+    if not isinstance(path, str):
+        raise PathRefused("refused: a path must be a string")
+    raw = path.strip()
+    if "\0" in raw:
+        raise PathRefused("refused: the path contains a NUL byte")
+    if len(raw) > MAX_PATH_CHARS or any(
+        len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in raw.split("/")
+    ):
+        raise PathRefused(
+            f"refused: path longer than {MAX_PATH_CHARS} characters or a name too long"
+        )
+    folded = unicodedata.normalize("NFKC", raw)
+    for variant in {raw, folded, unquote(raw), unquote(folded)}:
+        candidate = variant.replace("\\", "/")
+        if candidate.startswith(("/", "~")) or _DRIVE.match(candidate):
+            inside = _relative_hint(candidate, root)
+            raise PathRefused(
+                "refused: paths are relative to the repository root"
+                + (f"; use {inside}" if inside else "")
+            )
+        if ".." in candidate.split("/"):
+            raise PathRefused("refused: '..' is not allowed; paths stay inside the repository")
+    rel = posixpath.normpath(raw.replace("\\", "/"))
+    return "" if rel == "." else rel
+
+
+def _relative_hint(candidate: str, root: Path) -> str:
+    prefix = root.as_posix().rstrip("/") + "/"
+    return candidate[len(prefix) :] if candidate.startswith(prefix) else ""
