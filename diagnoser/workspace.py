@@ -84,8 +84,13 @@ class Workspace:
 
     @functools.cached_property
     def files(self) -> list[FileEntry]:
-        """Every file the tools may see: the repo map's ignore rules, minus secrets."""
-        return [f for f in walk_files(self.root).files if not self.denied(f.path)]
+        """Every file the tools may see: the repo map's ignore rules, minus secrets (by name,
+        and by target for symlinks)."""
+        return [
+            f
+            for f in walk_files(self.root).files
+            if not self.denied(f.path) and not (f.target and self.denied(f.target))
+        ]
 
     @functools.cached_property
     def file_paths(self) -> frozenset[str]:
@@ -138,8 +143,9 @@ class Workspace:
         """Content of a file from `files` for a scan (grep); None when skipped (size, binary)."""
         if entry.size > self.settings.max_file_bytes:
             return None
+        real = entry.target or entry.path  # the walk resolved symlinks inside the root
         try:
-            data = self._read(Resolved(entry.path, self.root / entry.path, Kind.FILE))
+            data = self._read(Resolved(entry.path, self.root / real, Kind.FILE))
         except ToolError:
             return None
         return None if b"\0" in data[:BINARY_SNIFF_BYTES] else data

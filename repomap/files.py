@@ -30,6 +30,8 @@ class FileEntry:
     mtime_ns: int
     language: str | None
     """None for files the map has no grammar for."""
+    target: str | None = None
+    """For a symlink (always to a file inside the root): the repo-relative real path."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +144,8 @@ def _add_symlink(walk: _Walk, entry: os.DirEntry[str], rel: str, ignores: list[_
         return
     st = target.stat()
     if stat.S_ISREG(st.st_mode) and not _ignored_file(entry.name, rel, ignores):
-        out.files.append(FileEntry(rel, st.st_size, st.st_mtime_ns, language))
+        real = target.relative_to(root).as_posix()
+        out.files.append(FileEntry(rel, st.st_size, st.st_mtime_ns, language, target=real))
 
 
 def _with_gitignore(
