@@ -26,3 +26,12 @@ def test_readme_usage_lists_every_cli_option() -> None:
     assert {opt for opt in options if opt.startswith("--") and opt != "--help"} == set(
         re.findall(r"--[a-z-]+", usage)
     )
+
+
+def test_readme_python_imports_exist() -> None:
+    readme = (ROOT / "README.md").read_text()
+    imports = [
+        line for line in readme.splitlines() if line.startswith(("from diagnoser", "from repomap"))
+    ]
+    assert imports
+    exec("\n".join(imports), {})  # an import the code no longer has fails here
