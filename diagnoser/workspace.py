@@ -35,6 +35,12 @@ MAX_NAME_BYTES = 255
 """Longest file name component most file systems allow."""
 MAX_PATH_SUGGESTIONS = 3
 _DRIVE = re.compile(r"^[A-Za-z]:")
+BINARY_SUFFIXES = (
+    ".png", ".jpg", ".jpeg", ".gif", ".ico", ".webp", ".bmp", ".mo", ".woff", ".woff2",
+    ".ttf", ".otf", ".eot", ".zip", ".gz", ".bz2", ".xz", ".tar", ".pdf", ".so", ".dll",
+    ".dylib", ".pyc", ".class", ".jar", ".exe", ".bin", ".sqlite", ".db",
+)  # fmt: skip
+"""Never scanned by grep: binary by name, so not even opened."""
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -49,7 +55,7 @@ class Resolved:
 
     rel: str
     """Repo-relative, `/`-separated ("" for the root)."""
-    path: Path
+    path: Path | str
     """Absolute, symlinks resolved, inside the root."""
     kind: Kind
 
@@ -74,6 +80,8 @@ class Workspace:
         )
         self._repository = repository
         self._home = home
+        self._denied: dict[str, bool] = {}
+        self._unreadable: set[str] = set()  # listed files found binary or unreadable once
 
     @property
     def repository(self) -> Repository:
@@ -98,7 +106,11 @@ class Workspace:
 
     def denied(self, rel: str, *, is_dir: bool = False) -> bool:
         """Whether `rel` (or a folder above it) is on the secrets deny-list."""
-        return bool(rel) and self._deny.match_file(rel + "/" if is_dir else rel)
+        key = rel + "/" if is_dir else rel
+        known = self._denied.get(key)
+        if known is None:  # memoised: find_symbol asks once per reference site
+            known = self._denied[key] = bool(rel) and self._deny.match_file(key)
+        return known
 
     def resolve(self, path: str, kind: Kind = Kind.FILE) -> Resolved:
         """Check `path` and return where it really is, or raise PathRefused / ToolError."""
@@ -141,14 +153,22 @@ class Workspace:
 
     def read_listed(self, entry: FileEntry) -> bytes | None:
         """Content of a file from `files` for a scan (grep); None when skipped (size, binary)."""
-        if entry.size > self.settings.max_file_bytes:
+        if entry.size > self.settings.max_file_bytes or entry.path in self._unreadable:
+            return None
+        if entry.path.endswith(BINARY_SUFFIXES):
+            self._unreadable.add(entry.path)
             return None
         real = entry.target or entry.path  # the walk resolved symlinks inside the root
         try:
-            data = self._read(Resolved(entry.path, self.root / real, Kind.FILE))
+            # A plain string path: this runs for every file of every grep.
+            data = self._read(Resolved(entry.path, os.path.join(self.root, real), Kind.FILE))
         except ToolError:
+            self._unreadable.add(entry.path)
             return None
-        return None if b"\0" in data[:BINARY_SNIFF_BYTES] else data
+        if b"\0" in data[:BINARY_SNIFF_BYTES]:
+            self._unreadable.add(entry.path)
+            return None
+        return data
 
     def _read(self, resolved: Resolved) -> bytes:
         try:

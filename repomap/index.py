@@ -6,6 +6,7 @@ an index to render a map costs nothing extra.
 
 from __future__ import annotations
 
+import bisect
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from rapidfuzz import fuzz, process
 from repomap.tags import Definition, FileTags
 
 MAX_SUGGESTIONS = 5
+SHORTLIST = 50
 FUZZY_CUTOFF = 70.0
 """rapidfuzz WRatio score (0–100) below which a name is not suggested."""
 
@@ -33,6 +35,11 @@ class ReferenceSite(NamedTuple):
 
     path: str
     line: int
+
+
+class _Spans(NamedTuple):
+    starts: list[int]
+    by_start: list[Definition]
 
 
 class MatchKind(StrEnum):
@@ -57,6 +64,7 @@ class SymbolIndex:
 
     def __init__(self, tags: Mapping[str, FileTags]) -> None:
         self._tags = tags
+        self._span_cache: dict[str, _Spans] = {}
 
     @property
     def files(self) -> list[str]:
@@ -71,13 +79,21 @@ class SymbolIndex:
 
     def enclosing(self, path: str, line: int) -> Definition | None:
         """The innermost definition whose lines contain `line` (a stack frame → its function)."""
-        best: Definition | None = None
-        for definition in self.definitions_in(path):
-            if definition.start_line <= line <= definition.end_line and (
-                best is None or definition.start_line >= best.start_line
-            ):
-                best = definition
-        return best
+        spans = self._spans(path)
+        # Among definitions starting at or before `line`, the latest-starting one that
+        # still contains it is the innermost (nested definitions start later).
+        for i in range(bisect.bisect_right(spans.starts, line) - 1, -1, -1):
+            definition = spans.by_start[i]
+            if definition.end_line >= line:
+                return definition
+        return None
+
+    def _spans(self, path: str) -> _Spans:
+        spans = self._span_cache.get(path)
+        if spans is None:
+            ordered = sorted(self.definitions_in(path), key=lambda d: (d.start_line, -d.end_line))
+            spans = self._span_cache[path] = _Spans([d.start_line for d in ordered], ordered)
+        return spans
 
     def references(self, name: str) -> list[ReferenceSite]:
         """Every line that uses `name` (its bare last component), by file then line."""
@@ -117,8 +133,12 @@ class SymbolIndex:
     def suggest(self, name: str) -> tuple[str, ...]:
         """Close names that are defined somewhere, best first."""
         bare = name.rsplit(".", 1)[-1]
+        # Plain ratio (fast) picks a shortlist from every name; WRatio orders the shortlist.
+        shortlist = [
+            m for m, _, _ in process.extract(bare, self._names, scorer=fuzz.ratio, limit=SHORTLIST)
+        ]
         found = process.extract(
-            bare, self._names, scorer=fuzz.WRatio, limit=MAX_SUGGESTIONS, score_cutoff=FUZZY_CUTOFF
+            bare, shortlist, scorer=fuzz.WRatio, limit=MAX_SUGGESTIONS, score_cutoff=FUZZY_CUTOFF
         )
         return tuple(match for match, _, _ in found)
 
