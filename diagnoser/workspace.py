@@ -86,8 +86,8 @@ class Workspace:
     @property
     def repository(self) -> Repository:
         """The repo map's index of this repository (built or loaded on first use)."""
-        if self._repository is None:
-            self._repository = Repository.open(self.root, home=self._home)
+        if self._repository is None:  # secrets stay out of the index, so out of the map
+            self._repository = Repository.open(self.root, home=self._home, exclude=self.denied)
         return self._repository
 
     @functools.cached_property

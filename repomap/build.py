@@ -61,14 +61,18 @@ def build(
     use_cache: bool = True,
     progress: Progress | None = None,
     workers: int | None = None,
+    exclude: Callable[[str], bool] | None = None,
 ) -> BuildResult:
-    """Tags of every supported file under `path`, reusing the cache in `home`."""
+    """Tags of every supported file under `path`, reusing the cache in `home`.
+
+    `exclude(path)` leaves more files out than the ignore rules (the diagnoser's secrets).
+    """
     started = time.perf_counter()
     root = resolve_root(path)
     directory = cache.cache_dir_for(root, home)
     state = cache.load(directory) if use_cache else cache.CacheState()
     walked = walk_files(root, mapped_only=True)
-    entries = walked.files
+    entries = [e for e in walked.files if not exclude(e.path)] if exclude else walked.files
 
     fresh: dict[str, cache.CachedFile] = {}
     to_parse: list[FileEntry] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from repomap import cache
@@ -47,9 +47,16 @@ class Repository:
         use_cache: bool = True,
         progress: Progress | None = None,
         workers: int | None = None,
+        exclude: Callable[[str], bool] | None = None,
     ) -> Repository:
-        """Index the repository at `path`; raises InvalidRepoError for a bad path."""
-        return cls(build(path, home=home, use_cache=use_cache, progress=progress, workers=workers))
+        """Index the repository at `path`; raises InvalidRepoError for a bad path.
+        `exclude(path)` keeps more files out than the ignore rules do."""
+        return cls(
+            build(
+                path, home=home, use_cache=use_cache, progress=progress, workers=workers,
+                exclude=exclude,
+            )
+        )  # fmt: skip
 
     def focus(self, items: Sequence[str]) -> Focus:
         return resolve_focus(items, self.tags)

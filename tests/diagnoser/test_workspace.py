@@ -213,3 +213,10 @@ def test_large_and_binary_files_are_refused_with_a_reason(repo: Path, tmp_path: 
         read_range(small, "big.py")
     with pytest.raises(ToolError, match="binary file"):
         read_range(small, "blob.py")
+
+
+def test_secrets_stay_out_of_the_repo_map(workspace: Workspace) -> None:
+    repository = workspace.repository
+    assert ".env.py" not in repository.tags
+    assert SECRET.replace("-", "_") not in repository.map(tokens=2_000)
+    assert sorted(repository.tags) == ["alias.py", "secrets.py", "src/app.py", "src/views.py"]

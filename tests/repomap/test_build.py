@@ -190,3 +190,10 @@ def test_failed_cache_write_is_a_warning_and_leaves_no_debris(
     assert any(w.reason == "cache not saved: No space left on device" for w in result.warnings)
     assert [p.name for p in Path(first.stats.cache_dir).iterdir()] == ["tags.bin"]
     assert build(root, home=home).stats.parsed == 1
+
+
+def test_exclude_keeps_files_out(make_repo: MakeRepo, home: Path) -> None:
+    root = make_repo({"a.py": NOTE, "private/b.py": "def hidden():\n    pass\n"})
+    result = build(root, home=home, exclude=lambda path: path.startswith("private/"))
+    assert sorted(result.tags) == ["a.py"]
+    assert result.stats.files == 1
