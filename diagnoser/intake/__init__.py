@@ -1,0 +1,1 @@
+"""Intake: whatever arrives (text, webhook payloads) → a normalized `Report`."""
