@@ -1,0 +1,102 @@
+"""Deterministic classification: crash | bug | performance | feature_request | question |
+praise | noise, with a confidence and the signals it rests on.
+
+Signals are scored and the highest total wins. A parsed stack trace is the strongest
+signal and does not depend on the report's language; star ratings are the next
+language-free one; phrase lists cover English plus the most common store languages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from diagnoser.intake.report import Classification, Kind, Trace
+
+TRACE_WEIGHT = 5.0
+"""A parsed stack trace all but settles it: crash."""
+PHRASE_WEIGHT = 1.5
+RATING_WEIGHT = 1.2
+QUESTION_WEIGHT = 1.0
+MIN_WORDS_FOR_SIGNAL = 3
+"""Shorter texts with no other signal are noise ("ok", "👍", "test")."""
+
+PHRASES: dict[Kind, tuple[str, ...]] = {
+    Kind.CRASH: (
+        "crash", "crashes", "crashed", "force close", "force-close", "stopped working",
+        "keeps closing", "closes itself", "traceback", "exception", "segfault",
+        "segmentation fault", "panicked", "fatal error", "uncaught",
+        "se cierra", "se cae", "stürzt ab", "absturz", "plante", "crashe", "si chiude",
+        "fecha sozinho", "vylet", "вылетает", "падает", "クラッシュ", "落ちる", "崩溃", "闪退",
+    ),
+    Kind.BUG: (
+        "bug", "broken", "doesn't work", "does not work", "not working", "won't", "can't",
+        "cannot", "fails", "failed", "error", "wrong", "incorrect", "lost my", "disappeared",
+        "missing", "freezes", "freeze", "frozen", "hangs", "stuck", "not responding",
+        "no funciona", "funktioniert nicht", "ne marche pas", "ne fonctionne pas",
+        "non funziona", "não funciona", "не работает", "動かない", "不能用", "无法",
+    ),
+    Kind.PERFORMANCE: (
+        "slow", "slowly", "laggy", "lag", "takes forever", "takes ages", "battery",
+        "drains", "memory leak", "high cpu", "loading forever", "sluggish",
+        "lento", "langsam", "lent", "медленно", "遅い", "卡顿", "很慢",
+    ),
+    Kind.FEATURE_REQUEST: (
+        "would be nice", "would be great", "it would be", "please add", "feature request",
+        "could you add", "can you add", "i wish", "wish list", "i'd love", "would love",
+        "support for", "dark mode", "option to",
+        "sería genial", "por favor añadan", "wäre schön", "bitte fügt", "ce serait bien",
+        "sarebbe bello", "seria ótimo", "добавьте", "欲しい", "希望",
+    ),
+    Kind.QUESTION: ("how do i", "how can i", "how to", "is there a way", "is it possible",
+                    "can i ", "where is", "what is", "why does", "does anyone"),
+    Kind.PRAISE: (
+        "love", "great app", "awesome", "excellent", "amazing", "best app", "thank you",
+        "thanks", "perfect", "works great", "five stars", "5 stars",
+        "me encanta", "genial", "super app", "génial", "ottima", "ótimo", "отлично", "最高",
+        "很好",
+    ),
+}  # fmt: skip
+
+_WORDS = re.compile(r"\w+", re.UNICODE)
+
+
+def classify(
+    text: str, *, title: str | None = None, rating: int | None = None, traces: Sequence[Trace] = ()
+) -> Classification:
+    """The report's kind and why."""
+    body = f"{title or ''}\n{text}".lower()
+    scores: dict[Kind, float] = dict.fromkeys(Kind, 0.0)
+    signals: list[str] = []
+    if traces:
+        scores[Kind.CRASH] += TRACE_WEIGHT
+        signals.extend(f"trace:{f}" for f in dict.fromkeys(t.format.value for t in traces))
+    for kind, phrases in PHRASES.items():
+        for phrase in phrases:
+            if phrase in body:
+                scores[kind] += PHRASE_WEIGHT
+                signals.append(f"phrase:{phrase.strip()}")
+    if rating is not None:
+        signals.append(f"rating:{rating}")
+        if rating <= 2:
+            scores[Kind.BUG] += RATING_WEIGHT * (3 - rating) / 2
+        elif rating >= 4:
+            scores[Kind.PRAISE] += RATING_WEIGHT * (rating - 3)
+    if body.rstrip().endswith("?"):
+        scores[Kind.QUESTION] += QUESTION_WEIGHT
+        signals.append("ends-with-question-mark")
+    return _verdict(scores, signals, words=len(_WORDS.findall(body)))
+
+
+def _verdict(scores: dict[Kind, float], signals: list[str], *, words: int) -> Classification:
+    complaint = scores[Kind.CRASH] + scores[Kind.BUG] + scores[Kind.PERFORMANCE]
+    if complaint > 0:  # a complaint outweighs politeness ("love it but it crashes")
+        scores[Kind.PRAISE] = min(scores[Kind.PRAISE], complaint / 2)
+    best = max(scores, key=lambda kind: (scores[kind], -list(Kind).index(kind)))
+    total = sum(scores.values())
+    if total == 0:
+        kind = Kind.NOISE if words < MIN_WORDS_FOR_SIGNAL else Kind.BUG
+        confidence = 0.6 if kind is Kind.NOISE else 0.3
+        return Classification(kind=kind, confidence=confidence, signals=[f"words:{words}"])
+    confidence = round(min(0.99, scores[best] / total * min(1.0, scores[best] / 3)), 2)
+    return Classification(kind=best, confidence=max(confidence, 0.2), signals=signals)

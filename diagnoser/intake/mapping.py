@@ -1,0 +1,122 @@
+"""Frames → repository files and their enclosing definitions.
+
+A frame maps by the longest path suffix it shares with a repository file (so
+`/home/u/.venv/…/myapp/views.py` finds `src/myapp/views.py`), else by its dotted module
+(`myapp.views` → `myapp/views.py`, Java `com.acme.Cart` → `…/com/acme/Cart.java`).
+Library and runtime frames (site-packages, node_modules, the JDK, Go's runtime, Rust's
+std, .NET's System.*) are not in-app and are never mapped, even when a suffix matches.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from diagnoser.intake.report import Frame, MappedFrame
+from repomap import SymbolIndex
+
+LIBRARY_PATHS = re.compile(
+    r"(?:^|[/\\])(?:site-packages|dist-packages|node_modules|bower_components|vendor|"
+    r"gems|\.cargo|rustc|go/src|pkg/mod|lib/python\d[\d.]*|Frameworks)(?:[/\\]|$)"
+    r"|^<[^>]*>$|^(?:node:|internal/)|^\[native code\]$"
+)
+LIBRARY_MODULES = re.compile(
+    r"^(?:java|javax|jdk|sun|kotlin|kotlinx|android|androidx|com\.android|dalvik|"
+    r"System|Microsoft|runtime|reflect|std|core|alloc|tokio)(?:\.|::|$)"
+)
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://[^/]*")
+_JVM_SOURCE = re.compile(r"\.(?:java|kt|kts|scala|groovy)$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Files:
+    by_name: dict[str, list[str]]
+
+    @classmethod
+    def of(cls, files: Collection[str]) -> _Files:
+        by_name: dict[str, list[str]] = {}
+        for path in sorted(files):
+            by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+        return cls(by_name)
+
+    def by_suffix(self, path: str) -> str | None:
+        """The repo file sharing the longest tail of components with `path` (ties: shortest)."""
+        parts = [p for p in path.split("/") if p and p != "."]
+        if not parts:
+            return None
+        best: tuple[int, int, str] | None = None
+        for candidate in self.by_name.get(parts[-1], ()):
+            shared = _shared_tail(candidate.split("/"), parts)
+            key = (shared, -len(candidate), candidate)
+            if best is None or key > best:
+                best = key
+        return best[2] if best else None
+
+
+def map_frames(
+    frames: Sequence[Frame], files: Collection[str], index: SymbolIndex | None = None
+) -> list[MappedFrame]:
+    """Each frame with its repository file, enclosing definition and in-app verdict."""
+    table = _Files.of(files)
+    return [_map(frame, table, index) for frame in frames]
+
+
+def _map(frame: Frame, table: _Files, index: SymbolIndex | None) -> MappedFrame:
+    path = _clean(frame.file) if frame.file else ""
+    if (path and LIBRARY_PATHS.search(path)) or (
+        frame.module and LIBRARY_MODULES.match(frame.module)
+    ):
+        return MappedFrame(frame=frame, unmapped_reason="library or runtime frame")
+    if frame.in_app is False and not path:
+        return MappedFrame(frame=frame, unmapped_reason="marked not in-app by the source")
+    repo_path = (table.by_suffix(path) if path else None) or _by_module(frame, table)
+    if repo_path is None:
+        reason = (
+            f"no repository file matches {path or frame.module!r}"
+            if (path or frame.module)
+            else "the frame names no file or module"
+        )
+        return MappedFrame(frame=frame, unmapped_reason=reason)
+    symbol = None
+    if index is not None and frame.line:
+        definition = index.enclosing(repo_path, frame.line)
+        symbol = definition.qualified if definition else None
+    return MappedFrame(frame=frame, repo_path=repo_path, symbol=symbol, in_app=True)
+
+
+def _by_module(frame: Frame, table: _Files) -> str | None:
+    """`a.b.c` → `a/b/c.py` or `a/b/c/__init__.py`; Java `com.x.Y` + `Y.java` → `com/x/Y.java`."""
+    if not frame.module:
+        return None
+    dotted = frame.module.replace("::", ".").strip(".")
+    stem = dotted.replace(".", "/")
+    file_name = _clean(frame.file).rsplit("/", 1)[-1] if frame.file else ""
+    candidates = [f"{stem}.py", f"{stem}/__init__.py", f"{stem}.rb", f"{stem}.php"]
+    if _JVM_SOURCE.search(file_name):  # the module is package.Class: swap the class for the file
+        candidates.insert(0, f"{stem.rsplit('/', 1)[0]}/{file_name}")
+    for candidate in candidates:
+        found = table.by_suffix(candidate)
+        if found and _shared_tail(found.split("/"), candidate.split("/")) >= min(
+            2, candidate.count("/") + 1
+        ):
+            return found
+    return None
+
+
+def _clean(path: str) -> str:
+    """A frame path in `/` form without URL scheme and host, webpack prefix or `./`."""
+    path = path.strip().replace("\\", "/")
+    path = _SCHEME.sub("", path)
+    path = re.sub(r"^webpack:/*(?:[^/]*/)?\.?/?", "", path)
+    path = re.sub(r"[?#].*$", "", path)
+    return path
+
+
+def _shared_tail(a: list[str], b: list[str]) -> int:
+    shared = 0
+    for x, y in zip(reversed(a), reversed(b), strict=False):
+        if x != y:
+            break
+        shared += 1
+    return shared

@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import pytest
+
+from diagnoser.intake.classify import classify
+from diagnoser.intake.report import FrameOrder, Kind, Trace, TraceFormat
+
+TRACE = Trace(format=TraceFormat.PYTHON, source_order=FrameOrder.OLDEST_FIRST)
+
+
+@pytest.mark.parametrize(
+    ("text", "rating", "kind"),
+    [
+        ("The app freezes when I save a note. Useless!", 1, Kind.BUG),
+        ("It crashes every time I open the camera", 2, Kind.CRASH),
+        ("So slow, takes forever to load my notes", 2, Kind.PERFORMANCE),
+        ("It would be nice to have a dark mode", 4, Kind.FEATURE_REQUEST),
+        ("How do I export my notes to PDF?", None, Kind.QUESTION),
+        ("Love it, best app ever, thank you!", 5, Kind.PRAISE),
+        ("ok", None, Kind.NOISE),
+        ("La aplicación se cierra cada vez que guardo", 1, Kind.CRASH),
+        ("Die App stürzt ab beim Speichern", 1, Kind.CRASH),
+        ("Приложение не работает после обновления", 1, Kind.BUG),
+        ("Ça plante tout le temps", 1, Kind.CRASH),
+        ("Love the design but it crashes on startup", 3, Kind.CRASH),
+    ],
+)
+def test_kinds(text: str, rating: int | None, kind: Kind) -> None:
+    assert classify(text, rating=rating).kind is kind
+
+
+def test_a_trace_makes_a_crash_whatever_the_language() -> None:
+    verdict = classify("エラーが出ました", traces=[TRACE])
+    assert verdict.kind is Kind.CRASH and verdict.confidence >= 0.9
+    assert "trace:python" in verdict.signals
+
+
+def test_rating_alone_still_classifies_an_unknown_language() -> None:
+    verdict = classify("Hiki programu haifanyi kazi vizuri kabisa", rating=1)
+    assert verdict.kind is Kind.BUG and "rating:1" in verdict.signals
+    assert classify("Programu nzuri sana, asante", rating=5).kind is Kind.PRAISE
+
+
+def test_signals_explain_and_actionable_is_derived() -> None:
+    verdict = classify("It would be nice to have tags", rating=4)
+    assert "phrase:would be nice" in verdict.signals and not verdict.actionable
+    assert classify("crash on save").actionable

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+from diagnoser.intake.mapping import map_frames
+from diagnoser.intake.report import Frame
+from repomap import Repository
+from tests.conftest import GOLDEN_REPO
+
+FILES = [
+    "notes/store.py",
+    "notes/api.py",
+    "web/app.js",
+    "android/app/src/main/java/com/acme/notes/NoteRepository.java",
+    "lib/cart.rb",
+]
+
+
+def test_suffix_module_and_library_frames() -> None:
+    mapped = map_frames(
+        [
+            Frame(
+                file="/srv/app/.venv/lib/python3.11/site-packages/django/db/models/query.py",
+                line=248,
+            ),
+            Frame(file="/home/ci/build/notes/store.py", line=18, function="get"),
+            Frame(file="C:\\work\\notes\\api.py", line=8),
+            Frame(file="https://cdn.example.com/static/web/app.js?v=3", line=9, column=4),
+            Frame(file="webpack:///./web/app.js", line=9),
+            Frame(file="NoteRepository.java", line=12, module="com.acme.notes.NoteRepository"),
+            Frame(file="ArrayList.java", line=437, module="java.util.ArrayList"),
+            Frame(file="node:internal/process/task_queues", line=95),
+            Frame(function="main"),
+            Frame(file="/somewhere/else/unknown.py", line=3),
+        ],
+        FILES,
+    )
+    assert [(m.repo_path, m.in_app) for m in mapped] == [
+        (None, False),
+        ("notes/store.py", True),
+        ("notes/api.py", True),
+        ("web/app.js", True),
+        ("web/app.js", True),
+        ("android/app/src/main/java/com/acme/notes/NoteRepository.java", True),
+        (None, False),
+        (None, False),
+        (None, False),
+        (None, False),
+    ]
+    assert mapped[0].unmapped_reason == "library or runtime frame"
+    assert mapped[8].unmapped_reason == "the frame names no file or module"
+    assert mapped[9].unmapped_reason == "no repository file matches '/somewhere/else/unknown.py'"
+
+
+def test_python_module_maps_to_a_file() -> None:
+    mapped = map_frames([Frame(module="notes.store", function="get", line=18)], FILES)
+    assert mapped[0].repo_path == "notes/store.py"
+
+
+def test_enclosing_definition_comes_from_the_index(home: object) -> None:
+    index = Repository.open(GOLDEN_REPO).index
+    mapped = map_frames([Frame(file="/deploy/notes/store.py", line=20)], index.files, index)
+    assert (mapped[0].repo_path, mapped[0].symbol) == ("notes/store.py", "NoteStore.get")

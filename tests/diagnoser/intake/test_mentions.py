@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from diagnoser.intake.mentions import find_mentions
+
+TEXT = """The app crashes in `NoteStore.save` when I save. See notes/store.py:42 and
+django.db.models.query (docs: https://example.com/guide/setup.py).
+File "/usr/lib/python3/site-packages/django/db/models/query.py", line 248, in __repr__
+Calling fetch_all() fails; getUserById returned null. C:\\Users\\me\\app\\main.py
+"""
+
+
+def test_files_modules_and_identifiers_in_order() -> None:
+    found = find_mentions(TEXT)
+    assert found.files == [
+        "notes/store.py",
+        "/usr/lib/python3/site-packages/django/db/models/query.py",
+        "C:\\Users\\me\\app\\main.py",
+    ]
+    assert found.modules == ["django.db.models.query"]
+    assert found.identifiers == ["NoteStore", "save", "fetch_all", "getUserById"]
+
+
+def test_urls_and_prose_are_not_mentions() -> None:
+    found = find_mentions("Please see https://example.com/a/b.py, thanks. It is e.g. fine.")
+    assert found.files == [] and found.modules == [] and found.identifiers == []
+
+
+def test_caps_and_huge_input() -> None:
+    text = " ".join(f"name_{i}" for i in range(500)) + " x.py" * 10
+    found = find_mentions(text * 100)
+    assert len(found.identifiers) == 30 and found.files == ["x.py"]
