@@ -1,0 +1,109 @@
+"""Typed, path-aware access to parsed JSON: every failure is an `IntakeError` naming the field.
+
+Required containers and strings raise when missing or of the wrong type; optional scalars
+of the wrong type read as absent, because providers do vary them (`release` as a string
+or an object, `lineno` as a number or a string) and a report is still worth taking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from diagnoser.intake.payloads.errors import IntakeError
+
+MAX_SANE_INT = 2**31 - 1
+"""Line/column numbers above this are garbage, not positions; they read as absent."""
+
+
+@dataclass(frozen=True)
+class Node:
+    """A JSON object at `path` inside a payload of kind `ctx` (e.g. `sentry event_alert`)."""
+
+    value: dict[str, object]
+    ctx: str
+    path: str = ""
+
+    def at(self, key: str) -> str:
+        return f"{self.path}.{key}" if self.path else key
+
+    def fail(self, key: str, problem: str) -> IntakeError:
+        field = self.at(key)
+        return IntakeError(f"{self.ctx}: {problem} {field}", field=field)
+
+    def has(self, key: str) -> bool:
+        return self.value.get(key) is not None
+
+    def child(self, key: str) -> Node:
+        node = self.maybe_child(key)
+        if node is None:
+            raise self.fail(key, "missing")
+        return node
+
+    def maybe_child(self, key: str) -> Node | None:
+        raw = self.value.get(key)
+        if raw is None:
+            return None
+        if not isinstance(raw, dict):
+            raise self.fail(key, "expected an object at")
+        return Node(raw, self.ctx, self.at(key))
+
+    def items(self, key: str) -> list[object] | None:
+        raw = self.value.get(key)
+        if raw is None:
+            return None
+        if not isinstance(raw, list):
+            raise self.fail(key, "expected a list at")
+        return raw
+
+    def children(self, key: str) -> list[Node]:
+        """The objects of an optional list; any non-object element is an error."""
+        return nodes_of(self.items(key) or [], self.ctx, self.at(key))
+
+    def text(self, key: str) -> str | None:
+        raw = self.value.get(key)
+        return raw if isinstance(raw, str) and raw.strip() else None
+
+    def required_text(self, key: str) -> str:
+        raw = self.value.get(key)
+        if raw is None:
+            raise self.fail(key, "missing")
+        if not isinstance(raw, str):
+            raise self.fail(key, "expected a string at")
+        return raw
+
+    def label(self, key: str) -> str | None:
+        """A string, or a number written as one (versions, ids)."""
+        raw = self.value.get(key)
+        if isinstance(raw, bool):
+            return None
+        if isinstance(raw, int | float):
+            return str(raw)
+        return self.text(key)
+
+    def integer(self, key: str) -> int | None:
+        raw = self.value.get(key)
+        if isinstance(raw, str) and raw.strip().isdecimal():
+            raw = int(raw.strip())
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            return None
+        return raw if 0 <= raw <= MAX_SANE_INT else None
+
+    def flag(self, key: str) -> bool | None:
+        raw = self.value.get(key)
+        return raw if isinstance(raw, bool) else None
+
+
+def root(payload: object, ctx: str) -> Node:
+    if not isinstance(payload, dict):
+        raise IntakeError(f"{ctx}: the payload must be a JSON object", field="")
+    return Node(payload, ctx)
+
+
+def nodes_of(values: list[object], ctx: str, path: str) -> list[Node]:
+    out: list[Node] = []
+    for index, raw in enumerate(values):
+        where = f"{path}[{index}]"
+        if not isinstance(raw, dict):
+            raise IntakeError(f"{ctx}: expected an object at {where}", field=where)
+        out.append(Node(raw, ctx, where))
+    return out

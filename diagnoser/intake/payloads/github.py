@@ -1,0 +1,54 @@
+"""GitHub `issues` webhook → `Intake` (WEBHOOKS.md §6).
+
+Only the text is taken: the markdown body is kept as written (traces sit in ``` fences
+and are parsed later from `report.text`), so `traces` is always empty.
+"""
+
+from __future__ import annotations
+
+from diagnoser.intake.payloads._fields import Node, root
+from diagnoser.intake.payloads._render import clip, join_text, make_report
+from diagnoser.intake.payloads.errors import IntakeError
+from diagnoser.intake.payloads.result import Intake
+from diagnoser.intake.report import Source
+
+ACCEPTED_ACTIONS = ("opened", "edited", "reopened")
+"""Actions whose issue text is worth diagnosing; closing, labelling etc. are not."""
+
+
+def from_github(payload: object) -> Intake:
+    """One `X-GitHub-Event: issues` body."""
+    top = root(payload, "github issues")
+    action = top.required_text("action")
+    ctx = f"github issues {action}"
+    if action not in ACCEPTED_ACTIONS:
+        raise IntakeError(
+            f"{ctx}: unsupported action (expected one of {', '.join(ACCEPTED_ACTIONS)})",
+            field="action",
+        )
+    issue = Node(top.value, ctx).child("issue")
+    title = issue.required_text("title")
+    body = issue.value.get("body")
+    if body is not None and not isinstance(body, str):
+        raise issue.fail("body", "expected a string at")
+    labels = [label.text("name") for label in issue.children("labels")]
+    user = issue.maybe_child("user")
+    repository = top.maybe_child("repository")
+    report = make_report(
+        ctx,
+        text=join_text([f"# {title}" if title.strip() else None, body]),
+        source=Source.GITHUB,
+        text_field=issue.at("body"),
+        title=clip(title),
+        url=issue.text("html_url"),
+        metadata={
+            "provider": "github",
+            "action": action,
+            "number": issue.integer("number"),
+            "labels": [name for name in labels if name],
+            "author": user.text("login") if user else None,
+            "repository": repository.text("full_name") if repository else None,
+            "state": issue.text("state"),
+        },
+    )
+    return Intake(report=report, traces=())
