@@ -1,0 +1,136 @@
+"""JavaScript stacks: V8 / Node (`    at fn (file:line:col)`) and Gecko / Safari (`fn@file:l:c`).
+
+Both list the newest frame first, so frames are reversed. The exception is the
+`Type: message` line just above the first frame, when there is one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
+from diagnoser.intake.traces._common import Lines, is_fence, split_lines, split_location
+
+LANGUAGE = "javascript"
+
+_V8 = re.compile(r"^\s*at (?P<body>\S.*)$")
+_GECKO = re.compile(r"^\s*(?P<func>[^@\s]*)@(?P<loc>\[native code\]|\S+)\s*$")
+_EXCEPTION = re.compile(
+    r"^\s*(?:Uncaught (?:\(in promise\) )?)?(?P<type>[A-Za-z_$][\w$.]*)(?: \[[\w-]+\])?"
+    r"(?::[ \t]?(?P<msg>.*))?$"
+)
+_NON_FILE = ("<anonymous>", "native", "[native code]")
+
+
+def parse(text: str) -> list[Trace]:
+    """Every V8 and Gecko/Safari stack in `text`."""
+    lines = split_lines(text)
+    traces: list[Trace] = []
+    i = 0
+    while i < len(lines):
+        kind = _kind(lines[i].text)
+        if kind is None:
+            i += 1
+            continue
+        trace, i = _block(lines, i, kind)
+        if trace is not None:
+            traces.append(trace)
+    return traces
+
+
+def _kind(text: str) -> TraceFormat | None:
+    if _v8_frame(text) is not None:
+        return TraceFormat.JAVASCRIPT_V8
+    if _gecko_frame(text) is not None:
+        return TraceFormat.JAVASCRIPT_GECKO
+    return None
+
+
+def _parse_frame(text: str, kind: TraceFormat) -> Frame | None:
+    if kind is TraceFormat.JAVASCRIPT_V8:
+        return _v8_frame(text)
+    return _gecko_frame(text)
+
+
+def _block(lines: Lines, i: int, kind: TraceFormat) -> tuple[Trace | None, int]:
+    frames: list[Frame] = []
+    end = lines[i].end
+    j = i
+    while j < len(lines):
+        text = lines[j].text
+        frame = _parse_frame(text, kind)
+        if frame is not None:
+            frames.append(frame)
+            end = lines[j].end
+        elif not is_fence(text):
+            break
+        j += 1
+    if kind is TraceFormat.JAVASCRIPT_GECKO and not any(f.line for f in frames):
+        return None, j  # `name@host` alone is an e-mail address, not a stack
+    start = lines[i].start
+    exc: TraceException | None = None
+    if i > 0:
+        m = _EXCEPTION.match(lines[i - 1].text)
+        if m is not None and (m.group("msg") is not None or _looks_like_error(m.group("type"))):
+            exc = TraceException(type=m.group("type"), message=_strip(m.group("msg")))
+            prev = lines[i - 1]
+            start = prev.start + len(prev.text) - len(prev.text.lstrip())
+    trace = Trace(
+        format=kind,
+        source_order=FrameOrder.NEWEST_FIRST,
+        exception=exc,
+        frames=tuple(reversed(frames)),
+        start=start,
+        end=end,
+    )
+    return trace, j
+
+
+def _looks_like_error(name: str) -> bool:
+    return name.endswith(("Error", "Exception"))
+
+
+def _strip(msg: str | None) -> str | None:
+    return msg.strip() if msg is not None else None
+
+
+def _location(loc: str) -> tuple[str | None, int | None, int | None]:
+    if loc in _NON_FILE or loc.startswith("index "):
+        return None, None, None
+    file, line, col = split_location(loc)
+    return file, line, col
+
+
+def _v8_frame(text: str) -> Frame | None:
+    """`at fn (loc)`, `at loc`, `at async fn (loc)`, `at new Foo (loc)`."""
+    m = _V8.match(text)
+    if m is None:
+        return None
+    body = m.group("body").strip()
+    func: str | None = None
+    if body.endswith(")") and " (" in body:
+        func, _, loc = body[:-1].partition(" (")
+        for prefix in ("async ", "new "):
+            func = func.removeprefix(prefix)
+    elif " " in body:
+        return None
+    else:
+        loc = body
+    file, line, col = _location(loc)
+    if file is not None and line is None:
+        return None
+    if file is None and func is None:
+        return None
+    return Frame(file=file, line=line, column=col, function=func or None, language=LANGUAGE)
+
+
+def _gecko_frame(text: str) -> Frame | None:
+    """`fn@file:line:col` (Firefox, Safari); `@file:l:c` for anonymous code."""
+    m = _GECKO.match(text)
+    if m is None:
+        return None
+    file, line, col = _location(m.group("loc"))
+    if file is not None and line is None:
+        return None
+    func = m.group("func") or None
+    return Frame(file=file, line=line, column=col, function=func, language=LANGUAGE)

@@ -1,0 +1,146 @@
+"""JVM stack traces: Java, Kotlin, Scala, and Android logcat (every prefix style).
+
+Frames are newest first (`at` lines), so they are reversed. `Caused by:` and
+`Suppressed:` start a new exception each; `... N more` lines only elide shared frames.
+Logcat lines of other tags interleaved with the crash are skipped as noise.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
+from diagnoser.intake.traces._common import (
+    Line,
+    is_fence,
+    language_of,
+    split_lines,
+    split_qualified,
+    to_int,
+)
+
+DEFAULT_LANGUAGE = "java"
+
+_LOGCAT = (
+    # E/AndroidRuntime( 1234): …   and   E/AndroidRuntime: …
+    re.compile(r"^[VDIWEFA]/(?P<tag>[^(:]*)(?:\(\s*\d+\))?: ?"),
+    # 11-29 10:00:00.123  1234  1234 E AndroidRuntime: …   (logcat -v threadtime)
+    re.compile(r"^\d\d-\d\d \d\d:\d\d:\d\d\.\d+ +\d+ +\d+ [VDIWEFA] (?P<tag>[^:]*): ?"),
+    # 2024-03-14 09:21:44.104 12345-12345 AndroidRuntime   com.example   E  …   (Studio)
+    re.compile(
+        r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ +\d+-\d+ +(?P<tag>\S+) +(?:\S+ +)?[VDIWEFA]  ?"
+    ),
+)
+_HEADER = re.compile(
+    r"^(?P<kind>Caused by: |Suppressed: |Exception in thread \"[^\"]*\" )?"
+    r"(?P<type>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)(?::[ \t]?(?P<msg>.*))?$"
+)
+_FRAME = re.compile(r"^at (?P<qual>[^\s()]+)\((?P<loc>[^()]*)\)(?: ~?\[[^\]]*\])?\s*$")
+_MORE = re.compile(r"^\.\.\. \d+ (?:more|common frames omitted)\s*$")
+_SKIP = re.compile(r"^(?:FATAL EXCEPTION: |Process: .*PID: )")
+
+
+class _Content(NamedTuple):
+    line: Line
+    text: str
+    """The line without its logcat prefix, left-stripped."""
+    tag: str | None
+    indent: int
+
+
+def parse(text: str) -> list[Trace]:
+    """Every JVM exception (each `Caused by:` / `Suppressed:` separately) in `text`."""
+    contents = [_content(line) for line in split_lines(text)]
+    traces: list[Trace] = []
+    i = 0
+    while i < len(contents):
+        header = _HEADER.match(contents[i].text)
+        if header is None:
+            i += 1
+            continue
+        trace, i = _block(contents, i, header)
+        if trace is not None:
+            traces.append(trace)
+    return traces
+
+
+def _content(line: Line) -> _Content:
+    text = line.text
+    tag: str | None = None
+    for pattern in _LOGCAT:
+        m = pattern.match(text)
+        if m is not None:
+            tag = m.group("tag").strip()
+            text = text[m.end() :]
+            break
+    stripped = text.lstrip()
+    return _Content(line, stripped, tag, len(text) - len(stripped))
+
+
+def _block(contents: list[_Content], i: int, header: re.Match[str]) -> tuple[Trace | None, int]:
+    """The exception whose header is line `i`, up to the next header or a foreign line."""
+    head = contents[i]
+    frames: list[Frame] = []
+    end = head.line.end
+    j = i + 1
+    while j < len(contents):
+        c = contents[j]
+        if head.tag is not None and c.tag is not None and c.tag != head.tag:
+            j += 1  # another logcat tag interleaved with the crash
+            continue
+        if is_fence(c.text) or _SKIP.match(c.text):
+            j += 1
+            continue
+        m = _FRAME.match(c.text)
+        if m is not None:
+            frames.append(_frame(m.group("qual"), m.group("loc")))
+        elif not _MORE.match(c.text):
+            break
+        end = c.line.end
+        j += 1
+    if not frames and not (header.group("kind") or "").startswith(("Caused", "Suppressed")):
+        return None, i + 1  # a dotted name and a colon alone is too weak to call a trace
+    exc = TraceException(type=header.group("type"), message=_message(header.group("msg")))
+    trace = Trace(
+        format=TraceFormat.JAVA,
+        source_order=FrameOrder.NEWEST_FIRST,
+        exception=exc,
+        frames=tuple(reversed(frames)),
+        start=_start(head),
+        end=end,
+    )
+    return trace, j
+
+
+def _start(head: _Content) -> int:
+    """Offset of the header text itself (after any logcat prefix and indentation)."""
+    return head.line.start + len(head.line.text) - len(head.text)
+
+
+def _message(msg: str | None) -> str | None:
+    if msg is None:
+        return None
+    return msg.strip() or None
+
+
+def _frame(qual: str, loc: str) -> Frame:
+    # `java.base/java.lang.Thread.run`, `app//com.x.Y.m`: drop the module-layer prefix.
+    qual = qual.rsplit("/", 1)[-1]
+    module, function = split_qualified(qual, ".")
+    file: str | None = None
+    line: int | None = None
+    name, sep, number = loc.rpartition(":")
+    if sep and number.isdigit():
+        file, line = name, to_int(number)
+    else:
+        file = loc
+    if file in ("Native Method", "Unknown Source", ""):
+        file = None
+    return Frame(
+        file=file,
+        line=line,
+        function=function,
+        module=module,
+        language=language_of(file, DEFAULT_LANGUAGE),
+    )

@@ -1,0 +1,265 @@
+"""Python tracebacks: CPython (chained, 3.11+ carets), pytest frames and IPython.
+
+CPython lists frames oldest first, so they are already innermost last. Each
+`Traceback (most recent call last):` block is one exception; a chained exception
+("During handling…", "The above exception was the direct cause…") is simply the next one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
+from diagnoser.intake.traces._common import (
+    Lines,
+    is_fence,
+    split_lines,
+    split_location,
+    to_int,
+)
+
+LANGUAGE = "python"
+HEADER = "Traceback (most recent call last):"
+LOOKBACK = 50
+"""How far above a pytest location line we look for its `def` line."""
+
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
+_EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::[ \t]?(?P<msg>.*))?$")
+_IPY_HEADER = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)\s+Traceback \(most recent call last\)\s*$")
+_IPY_CELL = re.compile(r"^Cell (?P<file>In\s?\[\d+\]), line (?P<line>\d+)(?:, in (?P<func>.+))?$")
+_IPY_ARROW = re.compile(r"^-+> ?(?P<line>\d+)")
+_IPY_OLD = re.compile(r"^(?P<func>[\w<>.]+)(?:\(.*\))?$")
+_PYTEST_LOC = re.compile(
+    r"^(?P<file>(?:[A-Za-z]:)?[^:\s][^:]*\.py):(?P<line>\d+):(?: (?P<rest>.*))?$"
+)
+_PYTEST_EXC = re.compile(r"^[A-Z]\w*(?:\.\w+)*(?:Error|Exception|Exit|Interrupt|Failed|Iteration)$")
+_PYTEST_SEP = re.compile(r"^(?:_ )+_?\s*$")
+_PYTEST_LOCAL = re.compile(r"^[A-Za-z_]\w*\s*= ")
+_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>\w+)")
+
+
+def parse(text: str) -> list[Trace]:
+    """Every Python traceback (CPython, IPython, pytest) in `text`."""
+    lines = split_lines(text)
+    traces: list[Trace] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        found: tuple[Trace | None, int] | None = None
+        if HEADER in line.text:
+            found = _cpython(lines, i)
+        elif _IPY_HEADER.match(line.text):
+            found = _ipython(lines, i)
+        elif _pytest_location(line.text) is not None:
+            found = _pytest(lines, i)
+        if found is None:
+            i += 1
+            continue
+        trace, i = found
+        if trace is not None:
+            traces.append(trace)
+    return traces
+
+
+def _frame(file: str | None, line: int | None, function: str | None) -> Frame:
+    return Frame(file=file, line=line, function=function, language=LANGUAGE)
+
+
+def _trace(frames: list[Frame], exc: TraceException | None, start: int, end: int) -> Trace:
+    return Trace(
+        format=TraceFormat.PYTHON,
+        source_order=FrameOrder.OLDEST_FIRST,
+        exception=exc,
+        frames=tuple(frames),
+        start=start,
+        end=end,
+    )
+
+
+def _strip(value: str | None) -> str | None:
+    return value.strip() or None if value is not None else None
+
+
+def _exception(text: str) -> TraceException | None:
+    m = _EXCEPTION.match(text)
+    if m is None:
+        return None
+    msg = m.group("msg")
+    return TraceException(type=m.group("type"), message=msg.strip() if msg is not None else None)
+
+
+def _cpython(lines: Lines, i: int) -> tuple[Trace | None, int]:
+    """A `Traceback (most recent call last):` block starting at line `i`."""
+    head = lines[i]
+    col = head.text.index(HEADER)
+    prefix = head.text[:col]
+    frames: list[Frame] = []
+    end = head.end
+    j = i + 1
+    exc: TraceException | None = None
+    while j < len(lines):
+        raw = lines[j].text
+        text = raw[len(prefix) :] if prefix and raw.startswith(prefix) else raw
+        if is_fence(text) or not text.strip():
+            if not frames or not _next_is_frame(lines, j):
+                break
+            j += 1
+            continue
+        m = _FRAME.match(text)
+        if m is not None:
+            func = m.group("func")
+            frames.append(_frame(m.group("file"), to_int(m.group("line")), _strip(func)))
+        elif not text[0].isspace():
+            exc = _exception(text)
+            if exc is not None:
+                end = lines[j].end
+                j += 1
+            break
+        end = lines[j].end
+        j += 1
+    if not frames and exc is None:
+        return None, i + 1
+    return _trace(frames, exc, head.start + col, end), j
+
+
+def _next_is_frame(lines: Lines, j: int) -> bool:
+    """Whether the next non-blank, non-fence line after `j` is a `File "…"` line."""
+    for line in lines[j + 1 : j + 4]:
+        if line.text.strip() and not is_fence(line.text):
+            return _FRAME.match(line.text) is not None
+    return False
+
+
+def _ipython_frame(text: str) -> Frame | None:
+    m = _IPY_CELL.match(text)
+    if m is not None:
+        func = m.group("func")
+        return _frame("Cell " + m.group("file"), to_int(m.group("line")), _bare(func))
+    if text.startswith("File "):
+        loc, sep, func = text[5:].partition(", in ")
+        file, line, _ = split_location(loc.strip())
+        return _frame(file, line, _bare(func) if sep else None)
+    if text[0].isspace() or " in " not in text:
+        return None
+    file, _, func = text.rpartition(" in ")
+    m = _IPY_OLD.match(func.strip())
+    if m is None or not file.strip():
+        return None
+    return _frame(file.strip(), None, m.group("func"))
+
+
+def _bare(func: str | None) -> str | None:
+    """`f(a, b)` → `f` (IPython prints the signature)."""
+    if func is None:
+        return None
+    return func.strip().split("(", 1)[0] or None
+
+
+def _ipython(lines: Lines, i: int) -> tuple[Trace | None, int]:
+    """An IPython / Jupyter traceback: `ValueError    Traceback (most recent call last)`."""
+    head = lines[i]
+    m = _IPY_HEADER.match(head.text)
+    exc_type = m.group("type") if m is not None else None
+    exc = TraceException(type=exc_type)
+    frames: list[Frame] = []
+    end = head.end
+    j = i + 1
+    while j < len(lines):
+        text = lines[j].text
+        if not text.strip() or is_fence(text) or text[0].isspace():
+            j += 1
+            continue
+        arrow = _IPY_ARROW.match(text)
+        frame = None if arrow else _ipython_frame(text)
+        if arrow is not None:
+            if frames and frames[-1].line is None:
+                frames[-1] = frames[-1].model_copy(update={"line": to_int(arrow.group("line"))})
+        elif frame is not None:
+            frames.append(frame)
+        else:
+            final = _exception(text)
+            if final is not None and (final.type == exc_type or final.message is not None):
+                exc, end, j = final, lines[j].end, j + 1
+            break
+        end = lines[j].end
+        j += 1
+    return _trace(frames, exc, head.start, end), j
+
+
+def _pytest_location(text: str) -> tuple[str, int | None, str] | None:
+    """`file.py:12: in func` / `file.py:12: ` / `file.py:12: ValueError` → its parts."""
+    m = _PYTEST_LOC.match(text)
+    if m is None:
+        return None
+    rest = (m.group("rest") or "").strip()
+    if rest and not rest.startswith("in ") and not _PYTEST_EXC.match(rest):
+        return None
+    return m.group("file"), to_int(m.group("line")), rest
+
+
+def _pytest_body(text: str) -> bool:
+    """Lines pytest prints between location lines: source, `>`, `E`, locals, separators."""
+    return (
+        not text.strip()
+        or text[0] in " \t>"
+        or text.startswith("E ")
+        or _PYTEST_SEP.match(text) is not None
+        or (text.startswith("___") and text.rstrip().endswith("___"))
+        or _PYTEST_LOCAL.match(text) is not None
+    )
+
+
+def _pytest_start(lines: Lines, i: int) -> tuple[int, str | None]:
+    """Where the block above location line `i` starts, and the last `def` in it."""
+    start = i
+    func: str | None = None
+    for k in range(i - 1, max(i - LOOKBACK, 0) - 1, -1):
+        text = lines[k].text
+        if not text.strip():
+            continue  # pytest leaves a blank line between the source and its location
+        if not (text[0] in " \t>" or text.startswith("E ")):
+            break
+        start = k
+        m = _DEF.match(text)
+        if m is not None and func is None:
+            func = m.group("name")
+    return start, func
+
+
+def _pytest(lines: Lines, i: int) -> tuple[Trace | None, int]:
+    """A pytest failure: `file.py:N: in f` frames, `E   …` lines, `file.py:N: Error`."""
+    first, pending = _pytest_start(lines, i)
+    frames: list[Frame] = []
+    errors: list[str] = []
+    exc_type: str | None = None
+    end = lines[i].end
+    j = i
+    while j < len(lines) and exc_type is None:
+        text = lines[j].text
+        loc = _pytest_location(text)
+        if loc is not None:
+            file, line, rest = loc
+            func = rest[3:].strip() if rest.startswith("in ") else pending
+            frames.append(_frame(file, line, func))
+            pending = None
+            exc_type = rest if rest and not rest.startswith("in ") else None
+        elif is_fence(text) or _pytest_body(text):
+            m = _DEF.match(text)
+            pending = m.group("name") if m is not None else pending
+            if text.startswith("E "):
+                errors.append(text[2:].strip())
+        else:
+            break
+        if text.strip() and not is_fence(text):
+            end = lines[j].end
+        j += 1
+    return _trace(frames, _pytest_exception(exc_type, errors), lines[first].start, end), j
+
+
+def _pytest_exception(exc_type: str | None, errors: list[str]) -> TraceException | None:
+    parsed = _exception(errors[0]) if errors else None
+    if parsed is not None and parsed.message is not None and exc_type in (None, parsed.type):
+        return parsed
+    if exc_type is None:
+        return None
+    return TraceException(type=exc_type, message=errors[0] if errors else None)

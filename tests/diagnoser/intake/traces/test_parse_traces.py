@@ -1,0 +1,175 @@
+from __future__ import annotations
+
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from diagnoser.intake import traces
+from diagnoser.intake.report import TraceFormat
+from diagnoser.intake.traces import FORMATS, PARSERS, javascript, parse_traces
+from tests.diagnoser.intake.traces.conftest import FIXTURES, read_fixture, where
+
+ALL_LINES = sorted(
+    {line for path in FIXTURES.iterdir() for line in read_fixture(path.name).splitlines()}
+)
+
+
+def test_public_api() -> None:
+    assert {"parse_traces", "PARSERS", "FORMATS"} <= set(traces.__all__)
+    assert set(PARSERS) == {
+        "python",
+        "javascript",
+        "jvm",
+        "go",
+        "rust",
+        "ruby",
+        "dotnet",
+        "swift",
+        "php",
+    }
+    assert TraceFormat.STRUCTURED not in FORMATS
+
+
+def test_every_fixture_yields_a_trace_with_frames() -> None:
+    for path in FIXTURES.iterdir():
+        found = parse_traces(read_fixture(path.name))
+        assert found, path.name
+        assert all(t.frames for t in found), path.name
+
+
+def test_fenced_issue_keeps_only_the_python_trace() -> None:
+    text = read_fixture("python_github_issue.md")
+    (trace,) = parse_traces(text)
+    assert trace.format is TraceFormat.PYTHON
+    assert text[trace.start : trace.end].startswith("Traceback")
+    assert "```" not in text[trace.start : trace.end]
+
+
+def test_fence_line_inside_a_trace_does_not_break_it() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "a.py", line 1, in <module>\n'
+        "```\n"
+        '  File "b.py", line 2, in f\n'
+        "ValueError: x\n"
+    )
+    (trace,) = parse_traces(text)
+    assert where(trace) == [("a.py", 1, "<module>"), ("b.py", 2, "f")]
+
+
+def test_two_languages_in_one_text_sorted_by_start() -> None:
+    text = read_fixture("mixed_python_and_js.md")
+    py, js = parse_traces(text)
+    assert py.format is TraceFormat.PYTHON
+    assert where(py)[-1] == ("/app/api/serializers.py", 7, "serialize")
+    assert js.format is TraceFormat.JAVASCRIPT_V8
+    assert js.exception is not None
+    assert js.exception.message == "Cannot read properties of null (reading 'name')"
+    assert [(f.file, f.function) for f in js.frames] == [
+        ("https://app.example.com/static/main.js", None),
+        ("https://app.example.com/static/profile.js", "renderProfile"),
+    ]
+    assert py.end < js.start
+    assert text[js.start : js.end].startswith("TypeError")
+
+
+def test_concatenated_fixtures_keep_their_offsets() -> None:
+    names = ["go_goroutines.txt", "ruby_3_4.txt", "php_uncaught.txt", "rust_new.txt"]
+    text = "\r\n\r\nnoise line\r\n".join(read_fixture(n).replace("\n", "\r\n") for n in names)
+    found = parse_traces(text)
+    assert [t.format for t in found] == [
+        TraceFormat.GO,
+        TraceFormat.GO,
+        TraceFormat.GO,
+        TraceFormat.RUBY,
+        TraceFormat.PHP,
+        TraceFormat.RUST,
+    ]
+    assert [t.start for t in found] == sorted(t.start for t in found)
+    for trace in found:
+        for frame in trace.frames:
+            assert frame.file is None or "\r" not in frame.file
+    ruby = found[3]
+    assert text[ruby.start :].startswith(
+        "/srv/shop/app/services/refund.rb:23:in 'Refund#amount_for'"
+    )
+    assert text[: ruby.end].endswith("bin/refund:5:in '<main>'")
+
+
+def test_contained_trace_of_another_family_is_dropped() -> None:
+    text = read_fixture("rust_new.txt")
+    assert javascript.parse(text)  # `at ./src/main.rs:22:9` reads as a V8 frame …
+    (trace,) = parse_traces(text)  # … but it lies inside the Rust backtrace
+    assert trace.format is TraceFormat.RUST
+    assert len(trace.frames) == 4
+
+
+def test_same_family_chains_are_all_kept() -> None:
+    found = parse_traces(read_fixture("dotnet_inner_async.txt"))
+    assert [t.exception.type for t in found if t.exception] == [
+        "System.InvalidOperationException",
+        "System.Collections.Generic.KeyNotFoundException",
+    ]
+
+
+def test_plain_prose_has_no_traces() -> None:
+    text = "The app crashes at checkout: see https://x.test/a.js:1 or email dev@x.test.\n"
+    assert parse_traces(text) == []
+
+
+def test_long_lines_are_ignored_quickly() -> None:
+    hostile = "\n".join(
+        [
+            "_" * 5000,
+            "    at " + "a (" * 3000,
+            "thread 'm' panicked at '" + "', a" * 1500,
+            "Fatal error: " * 500,
+            "a:1:in `b': " + " (" * 3000,
+        ]
+        * 50
+    )
+    began = time.perf_counter()
+    assert parse_traces(hostile) == []
+    assert time.perf_counter() - began < 5
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.text())
+def test_never_raises_on_arbitrary_text(text: str) -> None:
+    for trace in parse_traces(text):
+        assert 0 <= trace.start <= trace.end <= len(text)
+
+
+def _mutate(line: str, how: int, cut: int, noise: str) -> str:
+    if how == 0:
+        return line[:cut]
+    if how == 1:
+        return line[cut:]
+    if how == 2:
+        return line[:cut] + noise + line[cut:]
+    return line
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(ALL_LINES),
+            st.integers(0, 3),
+            st.integers(0, 80),
+            st.text(max_size=5),
+        ),
+        max_size=40,
+    ),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+)
+def test_never_raises_on_mutated_fixture_lines(
+    parts: list[tuple[str, int, int, str]], newline: str
+) -> None:
+    text = newline.join(_mutate(*part) for part in parts)
+    found = parse_traces(text)
+    for trace in found:
+        assert 0 <= trace.start <= trace.end <= len(text)
+        assert trace.frames or trace.exception is not None
+    assert [t.start for t in found] == sorted(t.start for t in found)

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from diagnoser.intake.report import Frame, FrameOrder, TraceException, TraceFormat
+from diagnoser.intake.traces import rust
+from tests.diagnoser.intake.traces.conftest import read_fixture
+
+
+def test_new_panic_form_with_backtrace() -> None:
+    text = read_fixture("rust_new.txt")
+    (trace,) = rust.parse(text)
+    assert trace.format is TraceFormat.RUST
+    assert trace.source_order is FrameOrder.NEWEST_FIRST
+    assert trace.exception == TraceException(
+        type="panic", message="index out of bounds: the len is 3 but the index is 7"
+    )
+    rustc = "/rustc/07dca489ac2d933c78d3c5158e3f43beefeb02ce/library"
+    assert [(f.module, f.function, f.file, f.line, f.column) for f in trace.frames] == [
+        ("csvtool", "main", "./src/main.rs", 22, 9),
+        ("csvtool::parser::Parser", "field", "./src/parser.rs", 118, 27),
+        ("core::panicking", "panic_bounds_check", f"{rustc}/core/src/panicking.rs", 208, 5),
+        (None, "rust_begin_unwind", f"{rustc}/std/src/panicking.rs", 645, 5),
+    ]
+    assert text[trace.start :].startswith("thread 'main' panicked at src/parser.rs:118:27:")
+    assert text[: trace.end].endswith("at ./src/main.rs:22:9")
+
+
+def test_old_panic_form_without_backtrace_uses_panic_location() -> None:
+    (trace,) = rust.parse(read_fixture("rust_old.txt"))
+    assert trace.exception is not None
+    assert trace.exception.message == (
+        "called `Result::unwrap()` on an `Err` value: "
+        'Os { code: 2, kind: NotFound, message: "No such file or directory" }'
+    )
+    assert trace.frames == (Frame(file="src/store.rs", line=40, column=52, language="rust"),)
+
+
+def test_full_backtrace_addresses_hashes_and_generics() -> None:
+    text = (
+        "thread 'main' panicked at src/main.rs:5:10:\n"
+        "boom\n"
+        "stack backtrace:\n"
+        "   0:     0x55d5c1c0a1b2 - core::option::Option<T>::unwrap::h0123456789abcdef\n"
+        "                               at /rustc/x/library/core/src/option.rs:935:21\n"
+        "   1:     0x55d5c1c0a1ff - app::main::h89abcdef01234567\n"
+        "                               at ./src/main.rs:5:10\n"
+    )
+    (trace,) = rust.parse(text)
+    assert [(f.module, f.function, f.line) for f in trace.frames] == [
+        ("app", "main", 5),
+        ("core::option::Option<T>", "unwrap", 935),
+    ]
