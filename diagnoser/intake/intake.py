@@ -1,0 +1,95 @@
+"""`build_report`: a caller's `ReportIn` (plus any frames a payload carried) → `Report`.
+
+Deterministic and model-free: parse traces from the text, pick the exception chain,
+map its frames onto the repository, find mentions, classify, fingerprint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from diagnoser.intake.classify import classify
+from diagnoser.intake.fingerprint import fingerprint
+from diagnoser.intake.mapping import map_frames
+from diagnoser.intake.mentions import find_mentions
+from diagnoser.intake.report import (
+    ExceptionInfo,
+    FrameOrder,
+    MappedFrame,
+    Report,
+    ReportIn,
+    Trace,
+)
+from diagnoser.intake.traces import parse_traces
+from repomap import SymbolIndex
+
+
+def build_report(
+    report: ReportIn,
+    *,
+    traces: Sequence[Trace] = (),
+    files: Collection[str] = (),
+    index: SymbolIndex | None = None,
+) -> Report:
+    """Everything intake derives. `traces` are frames a payload carried (Sentry, Bugsnag…);
+    without them the text is parsed. `files`/`index` are the repository's (for mapping)."""
+    found = list(traces) or parse_traces(report.text)
+    chain = exception_chain(found)
+    mapped = _mapped_frames(chain, files, index)
+    top = chain[-1].exception if chain else None
+    exception = (
+        ExceptionInfo(
+            type=top.type if top else None,
+            message=top.message if top else None,
+            causes=[t.exception for t in chain[:-1] if t.exception],
+        )
+        if chain
+        else None
+    )
+    return Report(
+        **report.model_dump(),
+        traces=found,
+        frames=mapped,
+        exception=exception,
+        mentioned=find_mentions(f"{report.title or ''}\n{report.text}"),
+        classification=classify(
+            report.text, title=report.title, rating=report.rating, traces=found
+        ),
+        fingerprint=fingerprint(top, mapped, text=f"{report.title or ''} {report.text}"),
+    )
+
+
+def exception_chain(traces: Sequence[Trace]) -> list[Trace]:
+    """The first run of same-format traces as a chain, root cause first, top-level last.
+
+    Python and structured payloads print causes first; Java's `Caused by:`, .NET's inner
+    exceptions and the like print the top-level exception first.
+    """
+    if not traces:
+        return []
+    first = traces[0].format
+    run: list[Trace] = []
+    for trace in traces:
+        if trace.format != first:
+            break
+        run.append(trace)
+    return run if run[0].source_order is FrameOrder.OLDEST_FIRST else run[::-1]
+
+
+def _mapped_frames(
+    chain: Sequence[Trace], files: Collection[str], index: SymbolIndex | None
+) -> list[MappedFrame]:
+    """The frames of the exception nearest the root cause that reach our code; else the
+    top-level exception's."""
+    fallback: list[MappedFrame] = []
+    for trace in chain:
+        mapped = map_frames(trace.frames, files, index)
+        if any(frame.in_app for frame in mapped):
+            return mapped
+        fallback = mapped
+    return fallback
+
+
+def report_schema() -> dict[str, object]:
+    """JSON Schema of the `Report` model (what intake produces)."""
+    return Report.model_json_schema()

@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from diagnoser.intake.intake import build_report, exception_chain, report_schema
+from diagnoser.intake.payloads import from_payload
+from diagnoser.intake.report import Kind, Report, ReportIn, Source
+from repomap import Repository, SymbolIndex
+from tests.conftest import FIXTURES, GOLDEN_REPO
+
+PY_TRACE = """Saving a note fails:
+
+```
+Traceback (most recent call last):
+  File "/srv/app/notes/api.py", line {api}, in show_note
+    note = store.get(note_id)
+  File "/srv/app/notes/store.py", line {store}, in get
+    raise NoteNotFound(note_id)
+notes.models.NoteNotFound: {note}
+```
+"""
+
+
+@pytest.fixture
+def index(home: Path) -> SymbolIndex:
+    return Repository.open(GOLDEN_REPO).index
+
+
+def report_for(text: str, index: SymbolIndex, **fields: object) -> Report:
+    return build_report(
+        ReportIn.model_validate({"text": text, **fields}), files=index.files, index=index
+    )
+
+
+def test_python_traceback_in_a_fence_is_mapped_onto_the_repo(index: SymbolIndex) -> None:
+    report = report_for(PY_TRACE.format(api=13, store=20, note=7), index)
+    assert report.exception is not None
+    assert (report.exception.type, report.exception.message) == ("notes.models.NoteNotFound", "7")
+    assert [(f.repo_path, f.symbol, f.in_app) for f in report.frames] == [
+        ("notes/api.py", "show_note", True),
+        ("notes/store.py", "NoteStore.get", True),
+    ]
+    assert report.classification.kind is Kind.CRASH
+    assert "/srv/app/notes/store.py" in report.mentioned.files
+
+
+def test_same_crash_keeps_its_fingerprint_across_line_drift_and_ids(index: SymbolIndex) -> None:
+    first = report_for(PY_TRACE.format(api=13, store=20, note=7), index)
+    drifted = report_for(PY_TRACE.format(api=14, store=19, note=99), index)  # same functions
+    elsewhere = report_for(PY_TRACE.format(api=13, store=23, note=7), index)  # in search()
+    assert first.fingerprint == drifted.fingerprint
+    assert first.fingerprint != elsewhere.fingerprint
+
+
+def test_java_chain_puts_the_top_level_exception_last_and_keeps_its_causes() -> None:
+    logcat = next(p for p in (FIXTURES / "traces").iterdir() if "logcat" in p.name).read_text()
+    report = build_report(ReportIn(text=logcat, source=Source.CRASH_LOG))
+    chain = exception_chain(report.traces)
+    top = chain[-1].exception
+    assert top is not None and report.traces[0].exception == top  # printed first: the top level
+    assert report.exception is not None and report.exception.type == top.type
+    assert len(report.exception.causes) == len(chain) - 1 >= 1
+
+
+def test_payload_frames_are_used_instead_of_reparsing_the_text(index: SymbolIndex) -> None:
+    payload = json.loads((FIXTURES / "payloads" / "sentry_event_alert_chained.json").read_text())
+    [intake] = from_payload("sentry", payload)
+    report = build_report(intake.report, traces=intake.traces, files=index.files, index=index)
+    assert report.traces == list(intake.traces)
+    assert report.source is Source.SENTRY and report.classification.kind is Kind.CRASH
+
+
+def test_a_review_is_classified_by_words_and_rating(index: SymbolIndex) -> None:
+    report = report_for("App freezes every time I save a note!!", index, source="review", rating=1)
+    assert report.exception is None and report.frames == []
+    assert report.classification.kind is Kind.BUG
+    again = report_for("App freezes every time I save a note!!", index)
+    assert report.fingerprint == again.fingerprint
+
+
+def test_derived_fields_from_the_caller_are_ignored() -> None:
+    forged = ReportIn.model_validate(
+        {
+            "text": "Love it!",
+            "rating": 5,
+            "fingerprint": "forged",
+            "classification": {"kind": "crash"},
+        }
+    )
+    report = build_report(forged)
+    assert report.fingerprint != "forged" and report.classification.kind is Kind.PRAISE
+
+
+def test_json_schema_is_exported() -> None:
+    properties = report_schema()["properties"]
+    assert isinstance(properties, dict)
+    assert {"text", "frames", "exception", "classification", "fingerprint"} <= set(properties)
