@@ -4,7 +4,9 @@ A frame maps by the longest path suffix it shares with a repository file (so
 `/home/u/.venv/…/myapp/views.py` finds `src/myapp/views.py`), else by its dotted module
 (`myapp.views` → `myapp/views.py`, Java `com.acme.Cart` → `…/com/acme/Cart.java`).
 Library and runtime frames (site-packages, node_modules, the JDK, Go's runtime, Rust's
-std, .NET's System.*) are not in-app and are never mapped, even when a suffix matches.
+std, .NET's System.*) are not in-app — unless the repository is that very package: a
+`…/site-packages/django/db/models/query.py` frame maps when the whole part after
+`site-packages/` is a repository path (diagnosing Django itself).
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from diagnoser.intake.report import Frame, MappedFrame
 from repomap import SymbolIndex
 
 LIBRARY_PATHS = re.compile(
-    r"(?:^|[/\\])(?:site-packages|dist-packages|node_modules|bower_components|vendor|"
-    r"gems|\.cargo|rustc|go/src|pkg/mod|lib/python\d[\d.]*|Frameworks)(?:[/\\]|$)"
+    # separators are looked at, not consumed, so every marker of a path is found
+    r"(?<![^/])(?:site-packages|dist-packages|node_modules|bower_components|vendor|"
+    r"gems|\.cargo|rustc|go/src|pkg/mod|lib/python\d[\d.]*|Frameworks)(?=/|$)"
     r"|^<[^>]*>$|^(?:node:|internal/)|^\[native code\]$"
 )
+"""Where installed or runtime code lives (paths are in `/` form by then)."""
 LIBRARY_MODULES = re.compile(
     r"^(?:java|javax|jdk|sun|kotlin|kotlinx|android|androidx|com\.android|dalvik|"
     r"System|Microsoft|runtime|reflect|std|core|alloc|tokio)(?:\.|::|$)"
@@ -64,9 +68,17 @@ def map_frames(
 
 def _map(frame: Frame, table: _Files, index: SymbolIndex | None) -> MappedFrame:
     path = _clean(frame.file) if frame.file else ""
-    if (path and LIBRARY_PATHS.search(path)) or (
-        frame.module and LIBRARY_MODULES.match(frame.module)
-    ):
+    # The last marker counts: `…/lib/python3.11/site-packages/django/…` → `django/…`.
+    library = next(reversed(list(LIBRARY_PATHS.finditer(path))), None)
+    if library:
+        # Installed code is the repository's own only when the repository *is* that
+        # package: the whole path after `site-packages/` must be a repository path.
+        inside = path[library.end() :].lstrip("/")
+        found = table.by_suffix(inside) if inside else None
+        if found is None or not _is_package_path(found, inside):
+            return MappedFrame(frame=frame, unmapped_reason="library or runtime frame")
+        return _located(frame, found, index)
+    if frame.module and LIBRARY_MODULES.match(frame.module):
         return MappedFrame(frame=frame, unmapped_reason="library or runtime frame")
     if frame.in_app is False and not path:
         return MappedFrame(frame=frame, unmapped_reason="marked not in-app by the source")
@@ -78,6 +90,15 @@ def _map(frame: Frame, table: _Files, index: SymbolIndex | None) -> MappedFrame:
             else "the frame names no file or module"
         )
         return MappedFrame(frame=frame, unmapped_reason=reason)
+    return _located(frame, repo_path, index)
+
+
+def _is_package_path(found: str, inside: str) -> bool:
+    """`found` ends with the whole installed path, and that path is more than a bare name."""
+    return ("/" + found).endswith("/" + inside) and ("/" in inside or found == inside)
+
+
+def _located(frame: Frame, repo_path: str, index: SymbolIndex | None) -> MappedFrame:
     symbol = None
     if index is not None and frame.line:
         definition = index.enclosing(repo_path, frame.line)

@@ -59,3 +59,16 @@ def test_enclosing_definition_comes_from_the_index(home: object) -> None:
     index = Repository.open(GOLDEN_REPO).index
     mapped = map_frames([Frame(file="/deploy/notes/store.py", line=20)], index.files, index)
     assert (mapped[0].repo_path, mapped[0].symbol) == ("notes/store.py", "NoteStore.get")
+
+
+def test_installed_copy_of_the_repository_itself_maps() -> None:
+    files = ["django/db/models/query.py", "tests/test_query.py"]
+    mapped = map_frames(
+        [
+            Frame(file="/venv/lib/python3.11/site-packages/django/db/models/query.py", line=248),
+            Frame(file="/venv/lib/python3.11/site-packages/other/db/models/query.py", line=1),
+            Frame(file="/venv/lib/python3.11/site-packages/query.py", line=1),
+        ],
+        files,
+    )
+    assert [m.repo_path for m in mapped] == ["django/db/models/query.py", None, None]
