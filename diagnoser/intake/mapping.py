@@ -131,7 +131,7 @@ def _clean(path: str) -> str:
     path = _SCHEME.sub("", path)
     path = re.sub(r"^webpack:/*(?:[^/]*/)?\.?/?", "", path)
     path = re.sub(r"[?#].*$", "", path)
-    return path
+    return path[:-1] if path.endswith((".pyc", ".pyo")) else path  # Python 2 tracebacks
 
 
 def _shared_tail(a: list[str], b: list[str]) -> int:

@@ -68,7 +68,13 @@ def test_installed_copy_of_the_repository_itself_maps() -> None:
             Frame(file="/venv/lib/python3.11/site-packages/django/db/models/query.py", line=248),
             Frame(file="/venv/lib/python3.11/site-packages/other/db/models/query.py", line=1),
             Frame(file="/venv/lib/python3.11/site-packages/query.py", line=1),
+            Frame(file="/py2/local/lib/python2.7/site-packages/django/db/models/query.pyc"),
         ],
         files,
     )
-    assert [m.repo_path for m in mapped] == ["django/db/models/query.py", None, None]
+    assert [m.repo_path for m in mapped] == [
+        "django/db/models/query.py",
+        None,
+        None,
+        "django/db/models/query.py",
+    ]
