@@ -1,0 +1,131 @@
+"""`Finding`: the output contract — what a diagnosis says, grounded against the repository.
+
+The first entry of `files` is the most likely fault location. `status` is earned by
+grounding (`grounding.py`), never claimed by a model: `verified` needs every location and
+change to check out and at least one grounded fault location.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from diagnoser.intake.report import Kind
+
+
+class Role(StrEnum):
+    FAULT = "fault"  # where the defect is
+    TRIGGER = "trigger"  # what sets it off (a caller, an input path)
+    PROPAGATION = "propagation"  # where the bad value travels through
+    CONTEXT = "context"  # needed to understand it
+
+
+class Status(StrEnum):
+    VERIFIED = "verified"  # every location and change grounded, with a fault location
+    PARTIALLY_VERIFIED = "partially_verified"  # some dropped; a grounded fault remains
+    UNVERIFIED = "unverified"  # no grounded fault location
+
+
+class Level(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+class RootCause(BaseModel):
+    summary: str = Field(min_length=1, max_length=500)
+    explanation: str = ""
+    confidence: float = Field(ge=0.0, le=1.0)
+
+
+class Location(BaseModel):
+    """A place in the repository that matters, with the code that shows it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str = Field(min_length=1)
+    """Repo-relative."""
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    symbol: str | None = None
+    """The enclosing definition's (qualified) name, if any."""
+    role: Role = Role.FAULT
+    evidence: str = ""
+    """An exact excerpt of those lines (whitespace may differ)."""
+    reason: str = ""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Location:
+        if self.end_line < self.start_line:
+            raise ValueError(f"end_line {self.end_line} is before start_line {self.start_line}")
+        return self
+
+
+class Change(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    path: str = Field(min_length=1)
+    summary: str = Field(min_length=1)
+    rationale: str = ""
+    diff: str | None = None
+    """A unified diff against the current file, when one is proposed."""
+
+
+class BlastRadius(BaseModel):
+    """Who depends on the changed symbols — computed from the symbol index, not guessed."""
+
+    symbols: list[str] = Field(default_factory=list)
+    references: int = 0
+    """Lines anywhere that use those names."""
+    files: list[str] = Field(default_factory=list)
+    """Files that use them, most uses first (capped)."""
+
+
+class Risk(BaseModel):
+    complexity: Level = Level.LOW
+    risk: Level = Level.LOW
+    blast_radius: BlastRadius = Field(default_factory=BlastRadius)
+    rationale: str = ""
+
+
+class Check(BaseModel):
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+class Provenance(BaseModel):
+    repo: str = ""
+    commit: str | None = None
+    models: list[str] = Field(default_factory=list)
+    """Every model that touched this Finding (`offline` for the embedded investigator)."""
+    tool_calls: dict[str, int] = Field(default_factory=dict)
+    """Per funnel stage: explore, deep_dive, report."""
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    """Only when the model's price is known."""
+    durations: dict[str, float] = Field(default_factory=dict)
+    """Seconds per pipeline state."""
+
+
+class Finding(BaseModel):
+    classification: Kind
+    title: str
+    root_cause: RootCause | None = None
+    files: list[Location] = Field(default_factory=list)
+    """Relevance order: the first is the most likely fault location."""
+    changes: list[Change] = Field(default_factory=list)
+    risk: Risk = Field(default_factory=Risk)
+    checks: list[Check] = Field(default_factory=list)
+    status: Status = Status.UNVERIFIED
+    provenance: Provenance = Field(default_factory=Provenance)
+    report_markdown: str = ""
+    """The explorer's raw report."""
+
+
+def finding_schema() -> dict[str, object]:
+    """JSON Schema of `Finding`."""
+    return Finding.model_json_schema()
