@@ -1,0 +1,197 @@
+"""Grounding: a Finding is checked against the real files before anyone sees it.
+
+`check(finding, workspace)` is pure over the workspace's reads and returns every problem
+with a message precise enough to send back to a model as a retry ("lines 40-48 are past
+the end of notes/store.py (31 lines)"). `ground` drops what fails, records a `Check` for
+every location and change, computes the blast radius from the symbol index and sets the
+status: `verified` only when everything holds and a fault location is grounded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import whatthepatch
+
+from diagnoser.errors import ToolError
+from diagnoser.finding import BlastRadius, Change, Check, Finding, Location, Role, Status
+from diagnoser.workspace import Workspace
+
+BLAST_RADIUS_FILES = 10
+_SPACE = re.compile(r"\s+")
+
+
+class CheckKind(StrEnum):
+    PATH = "path"
+    RANGE = "range"
+    EVIDENCE = "evidence"
+    SYMBOL = "symbol"
+    DIFF = "diff"
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    where: str
+    """`files[0]`, `changes[1]`."""
+    kind: CheckKind
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+def check(finding: Finding, workspace: Workspace) -> list[Problem]:
+    """Every way the Finding disagrees with the repository (empty when it is grounded)."""
+    problems: list[Problem] = []
+    for i, location in enumerate(finding.files):
+        problems.extend(
+            Problem(f"files[{i}]", k, m) for k, m in _check_location(location, workspace)
+        )
+    for i, change in enumerate(finding.changes):
+        problems.extend(Problem(f"changes[{i}]", k, m) for k, m in _check_change(change, workspace))
+    return problems
+
+
+def ground(finding: Finding, workspace: Workspace) -> Finding:
+    """The Finding with failing locations and changes dropped, checks recorded, blast
+    radius computed and the status it has earned."""
+    problems = check(finding, workspace)
+    failed = {p.where for p in problems}
+    checks = list(finding.checks)
+    for where, item in [*_indexed("files", finding.files), *_indexed("changes", finding.changes)]:
+        details = [p.message for p in problems if p.where == where]
+        checks.append(Check(name=f"{where} {_label(item)}", passed=not details,
+                            detail="; ".join(details) or "grounded"))  # fmt: skip
+    files = [loc for i, loc in enumerate(finding.files) if f"files[{i}]" not in failed]
+    changes = [c for i, c in enumerate(finding.changes) if f"changes[{i}]" not in failed]
+    faults = [loc for loc in files if loc.role is Role.FAULT]
+    status = Status.UNVERIFIED
+    if faults:
+        status = Status.PARTIALLY_VERIFIED if problems else Status.VERIFIED
+    risk = finding.risk.model_copy(update={"blast_radius": blast_radius(files, changes, workspace)})
+    return finding.model_copy(
+        update={
+            "files": files,
+            "changes": changes,
+            "checks": checks,
+            "status": status,
+            "risk": risk,
+        }
+    )
+
+
+def blast_radius(files: list[Location], changes: list[Change], workspace: Workspace) -> BlastRadius:
+    """Who references the symbols the changes touch (or, without changes, the faults)."""
+    index = workspace.repository.index
+    symbols: list[str] = []
+    for change in changes:
+        symbols.extend(_changed_symbols(change, workspace))
+    if not symbols:
+        symbols = [loc.symbol for loc in files if loc.role is Role.FAULT and loc.symbol]
+    symbols = list(dict.fromkeys(symbols))
+    users: Counter[str] = Counter()
+    for symbol in symbols:
+        for site in index.references(symbol):
+            if not workspace.denied(site.path):
+                users[site.path] += 1
+    return BlastRadius(
+        symbols=symbols,
+        references=sum(users.values()),
+        files=[path for path, _ in users.most_common(BLAST_RADIUS_FILES)],
+    )
+
+
+def _check_location(location: Location, workspace: Workspace) -> list[tuple[CheckKind, str]]:
+    try:
+        resolved, lines = workspace.read_text_lines(location.path)
+    except ToolError as exc:
+        return [(CheckKind.PATH, str(exc))]
+    problems: list[tuple[CheckKind, str]] = []
+    total = len(lines)
+    if location.end_line > total:
+        problems.append((CheckKind.RANGE, f"lines {location.start_line}-{location.end_line} "
+                         f"are past the end of {resolved.rel} ({total} lines)"))  # fmt: skip
+        return problems
+    if location.evidence.strip():
+        problem = _evidence_problem(location, lines, resolved.rel)
+        if problem:
+            problems.append((CheckKind.EVIDENCE, problem))
+    if location.symbol:
+        problem = _symbol_problem(location, workspace, resolved.rel)
+        if problem:
+            problems.append((CheckKind.SYMBOL, problem))
+    return problems
+
+
+def _evidence_problem(location: Location, lines: list[str], path: str) -> str | None:
+    wanted = _flat(location.evidence)
+    if wanted in _flat("\n".join(lines[location.start_line - 1 : location.end_line])):
+        return None
+    first = _flat(location.evidence.strip().splitlines()[0])
+    elsewhere = [n for n, line in enumerate(lines, 1) if first and first in _flat(line)]
+    hint = f"; its first line is at line {elsewhere[0]}" if elsewhere else f"; it is not in {path}"
+    return f"evidence does not match lines {location.start_line}-{location.end_line}{hint}"
+
+
+def _symbol_problem(location: Location, workspace: Workspace, path: str) -> str | None:
+    index = workspace.repository.index
+    symbol = location.symbol or ""
+    for definition in index.definitions_in(path):
+        if symbol in (definition.qualified, definition.name) or (
+            "." + definition.qualified
+        ).endswith("." + symbol):
+            return None
+    around = index.enclosing(path, location.start_line)
+    hint = f"; line {location.start_line} is in {around.qualified}" if around else ""
+    return f"{symbol} is not defined in {path}{hint}"
+
+
+def _check_change(change: Change, workspace: Workspace) -> list[tuple[CheckKind, str]]:
+    try:
+        resolved, lines = workspace.read_text_lines(change.path)
+    except ToolError as exc:
+        return [(CheckKind.PATH, str(exc))]
+    if change.diff is None:
+        return []
+    diffs = list(whatthepatch.parse_patch(change.diff))
+    if not diffs or not any(d.changes for d in diffs):
+        return [(CheckKind.DIFF, "the diff is not a unified diff with hunks")]
+    for diff in diffs:
+        try:
+            whatthepatch.apply_diff(diff, lines)
+        except Exception as exc:  # whatthepatch raises its own HunkApplyException (and others)
+            return [(CheckKind.DIFF, f"the diff does not apply to {resolved.rel}: {exc}")]
+    return []
+
+
+def _changed_symbols(change: Change, workspace: Workspace) -> list[str]:
+    """Qualified names of the definitions enclosing the lines a diff removes or edits."""
+    if not change.diff:
+        return []
+    index = workspace.repository.index
+    symbols = []
+    for diff in whatthepatch.parse_patch(change.diff):
+        for line in diff.changes or ():
+            if line.old is not None and line.new is None:
+                around = index.enclosing(change.path, line.old)
+                if around:
+                    symbols.append(around.qualified)
+    return symbols
+
+
+def _flat(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def _indexed(name: str, items: Sequence[Location | Change]) -> list[tuple[str, Location | Change]]:
+    return [(f"{name}[{i}]", item) for i, item in enumerate(items)]
+
+
+def _label(item: Location | Change) -> str:
+    if isinstance(item, Location):
+        return f"{item.path}:{item.start_line}-{item.end_line}"
+    return f"{item.path} ({'diff' if item.diff else 'no diff'})"

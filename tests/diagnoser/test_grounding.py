@@ -1,0 +1,131 @@
+"""Grounding on hand-made findings: right ones verify, wrong ones are caught precisely."""
+
+from __future__ import annotations
+
+import pytest
+
+from diagnoser.finding import Change, Finding, Location, Role, RootCause, Status
+from diagnoser.grounding import CheckKind, check, ground
+from diagnoser.intake.report import Kind
+from diagnoser.workspace import Workspace
+
+TOTAL = Location(
+    path="src/app.py",
+    start_line=8,
+    end_line=9,
+    symbol="Cart.total",
+    evidence="def total(self):\n    return sum(item.price for item in self.items)",
+    reason="sums item.price without checking for None",
+)
+DIFF = """--- a/src/app.py
++++ b/src/app.py
+@@ -8,2 +8,2 @@
+     def total(self):
+-        return sum(item.price for item in self.items)
++        return sum(item.price or 0 for item in self.items)
+"""
+
+
+def finding(*files: Location, changes: tuple[Change, ...] = ()) -> Finding:
+    return Finding(
+        classification=Kind.CRASH,
+        title="TypeError in Cart.total",
+        root_cause=RootCause(summary="None prices", confidence=0.8),
+        files=list(files),
+        changes=list(changes),
+    )
+
+
+def test_a_correct_finding_is_verified_with_checks_and_blast_radius(workspace: Workspace) -> None:
+    result = ground(
+        finding(TOTAL, changes=(Change(path="src/app.py", summary="default to 0", diff=DIFF),)),
+        workspace,
+    )
+    assert result.status is Status.VERIFIED
+    assert [c.passed for c in result.checks] == [True, True]
+    assert result.risk.blast_radius.symbols == ["Cart.total"]
+    assert result.risk.blast_radius.references >= 1  # checkout() calls cart.total()
+
+
+@pytest.mark.parametrize(
+    ("wrong", "kind", "message"),
+    [
+        (
+            TOTAL.model_copy(update={"path": "src/cart.py"}),
+            CheckKind.PATH,
+            "no such file: src/cart.py",
+        ),
+        (
+            TOTAL.model_copy(update={"path": "../outside/secret.txt"}),
+            CheckKind.PATH,
+            "'..' is not allowed",
+        ),
+        (TOTAL.model_copy(update={"path": ".env"}), CheckKind.PATH, "secrets deny-list"),
+        (
+            TOTAL.model_copy(update={"start_line": 40, "end_line": 48}),
+            CheckKind.RANGE,
+            "lines 40-48 are past the end of src/app.py (13 lines)",
+        ),
+        (
+            TOTAL.model_copy(update={"start_line": 4, "end_line": 5}),
+            CheckKind.EVIDENCE,
+            "evidence does not match lines 4-5; its first line is at line 8",
+        ),
+        (
+            TOTAL.model_copy(update={"evidence": "return self.total_price * 2"}),
+            CheckKind.EVIDENCE,
+            "evidence does not match lines 8-9; it is not in src/app.py",
+        ),
+        (
+            TOTAL.model_copy(update={"symbol": "Cart.grand_total"}),
+            CheckKind.SYMBOL,
+            "Cart.grand_total is not defined in src/app.py; line 8 is in Cart.total",
+        ),
+    ],
+)
+def test_wrong_locations_are_caught_with_the_exact_mismatch(
+    workspace: Workspace, wrong: Location, kind: CheckKind, message: str
+) -> None:
+    [problem] = check(finding(wrong), workspace)
+    assert (problem.where, problem.kind) == ("files[0]", kind)
+    assert message in problem.message
+
+
+def test_evidence_matches_whitespace_insensitively(workspace: Workspace) -> None:
+    loose = TOTAL.model_copy(
+        update={"evidence": "def   total(self):\n\treturn sum(item.price   for item in self.items)"}
+    )
+    assert check(finding(loose), workspace) == []
+
+
+@pytest.mark.parametrize(
+    ("diff", "message"),
+    [
+        (DIFF.replace("self.items)\n+", "self.things)\n+"), "does not apply to src/app.py"),
+        ("just some words, not a diff", "not a unified diff"),
+    ],
+)
+def test_diffs_must_apply(workspace: Workspace, diff: str, message: str) -> None:
+    [problem] = check(
+        finding(TOTAL, changes=(Change(path="src/app.py", summary="x", diff=diff),)), workspace
+    )
+    assert (problem.where, problem.kind) == ("changes[0]", CheckKind.DIFF)
+    assert message in problem.message
+
+
+def test_failures_are_dropped_and_recorded_and_status_is_earned(workspace: Workspace) -> None:
+    bad = TOTAL.model_copy(update={"path": "src/nope.py"})
+    context = Location(
+        path="src/views.py", start_line=4, end_line=5, role=Role.CONTEXT, symbol="view"
+    )
+    partial = ground(finding(TOTAL, bad, context), workspace)
+    assert partial.status is Status.PARTIALLY_VERIFIED
+    assert [f.path for f in partial.files] == ["src/app.py", "src/views.py"]
+    assert [(c.name, c.passed) for c in partial.checks] == [
+        ("files[0] src/app.py:8-9", True),
+        ("files[1] src/nope.py:8-9", False),
+        ("files[2] src/views.py:4-5", True),
+    ]
+    only_context = ground(finding(bad, context), workspace)
+    assert only_context.status is Status.UNVERIFIED  # no grounded fault location
+    assert [f.role for f in only_context.files] == [Role.CONTEXT]
