@@ -61,6 +61,20 @@ PHRASES: dict[Kind, tuple[str, ...]] = {
 _WORDS = re.compile(r"\w+", re.UNICODE)
 
 
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """Whole words for alphabetic scripts ("lent" is not in "excellent"); CJK phrases have
+    no word boundaries, so they match anywhere."""
+    if phrase.isascii() or any(c.isalpha() and ord(c) < 0x2E80 for c in phrase):
+        return re.compile(r"(?<!\w)" + re.escape(phrase.strip()) + r"(?!\w)")
+    return re.compile(re.escape(phrase))
+
+
+_PATTERNS = {
+    kind: [(phrase, _phrase_pattern(phrase)) for phrase in phrases]
+    for kind, phrases in PHRASES.items()
+}
+
+
 def classify(
     text: str, *, title: str | None = None, rating: int | None = None, traces: Sequence[Trace] = ()
 ) -> Classification:
@@ -71,9 +85,9 @@ def classify(
     if traces:
         scores[Kind.CRASH] += TRACE_WEIGHT
         signals.extend(f"trace:{f}" for f in dict.fromkeys(t.format.value for t in traces))
-    for kind, phrases in PHRASES.items():
-        for phrase in phrases:
-            if phrase in body:
+    for kind, patterns in _PATTERNS.items():
+        for phrase, pattern in patterns:
+            if pattern.search(body):
                 scores[kind] += PHRASE_WEIGHT
                 signals.append(f"phrase:{phrase.strip()}")
     if rating is not None:

@@ -45,3 +45,9 @@ def test_signals_explain_and_actionable_is_derived() -> None:
     verdict = classify("It would be nice to have tags", rating=4)
     assert "phrase:would be nice" in verdict.signals and not verdict.actionable
     assert classify("crash on save").actionable
+
+
+def test_phrases_match_whole_words_only() -> None:
+    verdict = classify("Excellent notes app, it flags nothing wrongly", rating=5)
+    assert "phrase:lent" not in verdict.signals and "phrase:lag" not in verdict.signals
+    assert verdict.kind is Kind.PRAISE

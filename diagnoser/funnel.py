@@ -1,0 +1,64 @@
+"""The three-stage funnel: explore → deep-dive → report.
+
+The stage lives in the run's deps; `offered_tools` (a `PrepareTools` hook) offers only the
+stage's tools, so a locked tool is never shown to the model and a call to it is refused.
+Each stage has a call budget; when it is spent the funnel moves on by itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+EXPLORE_CALLS = 8
+"""Discovery calls before the funnel commits to what it has (DESIGN: ~10 calls a diagnosis)."""
+DEEP_DIVE_CALLS = 5
+MAX_FOCUS = 5
+"""Locations `focus` keeps."""
+
+
+class Stage(StrEnum):
+    EXPLORE = "explore"  # grep, read_range, list_dir, find_symbol, focus
+    DEEP_DIVE = "deep_dive"  # read_range on focused files and neighbours, conclude
+    REPORT = "report"  # no tools: write the template
+
+
+STAGE_TOOLS: dict[Stage, frozenset[str]] = {
+    Stage.EXPLORE: frozenset({"grep", "read_range", "list_dir", "find_symbol", "focus"}),
+    Stage.DEEP_DIVE: frozenset({"read_range", "conclude"}),
+    Stage.REPORT: frozenset(),
+}
+"""All transitions of the funnel, in one table: which tools each stage offers."""
+
+
+@dataclass
+class Funnel:
+    """Where a run is in the funnel and what it has spent."""
+
+    stage: Stage = Stage.EXPLORE
+    explore_budget: int = EXPLORE_CALLS
+    deep_dive_budget: int = DEEP_DIVE_CALLS
+    calls: dict[Stage, int] = field(default_factory=lambda: dict.fromkeys(Stage, 0))
+    focused: list[str] = field(default_factory=list)
+    """`path:start-end` locations chosen by `focus`."""
+
+    def allows(self, tool: str) -> bool:
+        return tool in STAGE_TOOLS[self.stage]
+
+    def spend(self) -> None:
+        """Count one tool call; move on when the stage's budget is spent."""
+        self.calls[self.stage] += 1
+        if self.stage is Stage.EXPLORE and self.calls[Stage.EXPLORE] >= self.explore_budget:
+            self.stage = Stage.DEEP_DIVE
+        elif self.stage is Stage.DEEP_DIVE and self.calls[Stage.DEEP_DIVE] >= self.deep_dive_budget:
+            self.stage = Stage.REPORT
+
+    def focus(self, locations: list[str]) -> None:
+        self.focused = list(dict.fromkeys(locations))[:MAX_FOCUS]
+        self.stage = Stage.DEEP_DIVE
+
+    def conclude(self) -> None:
+        self.stage = Stage.REPORT
+
+    def focused_paths(self) -> set[str]:
+        return {location.rsplit(":", 1)[0] for location in self.focused}

@@ -1,0 +1,274 @@
+"""`offline`: the embedded default model — a deterministic investigator plugged into
+PydanticAI as a `FunctionModel`, driving the same tools through the same funnel.
+
+Where it looks, in order: the report's mapped in-app frames (innermost first); files and
+identifiers the report mentions (through find_symbol); else a BM25-style match of the
+report's words against definition names and paths. What it says comes from what the
+tools returned (the numbered lines of read_range) and from what the exception type
+usually means. Its confidence is honest: highest with an in-app frame and a known
+exception type, lowest for a word match.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from diagnoser.intake.report import Report
+from diagnoser.workspace import Workspace
+from repomap import Definition
+
+MODEL_NAME = "offline"
+MAX_LOCATIONS = 3
+CONTEXT_LINES = 12
+"""Lines read around a frame line when its definition is long."""
+CONFIDENCE_FRAME_KNOWN = 0.75  # an in-app frame and an exception type we understand
+CONFIDENCE_FRAME = 0.6
+CONFIDENCE_MENTION = 0.4
+CONFIDENCE_WORDS = 0.2
+_NUMBERED = re.compile(r"^\s*(\d+):\s?(.*)$")
+_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\d+")
+
+_KNOWLEDGE = (
+    (r"KeyError|NoSuchElement|KeyNotFound",
+     "looks up a key that is not there; the lookup does not handle a missing key"),
+    (r"IndexError|IndexOutOfBounds|ArrayIndexOutOfRange|index out of range",
+     "indexes past the end of a sequence; the bound is not checked (off-by-one or empty)"),
+    (r"NoneType|NullPointer|NullReference|undefined|null|nil|unwrap",
+     "uses a value that can be missing (None/null/undefined) without checking it"),
+    (r"ZeroDivision|DivideByZero|division by zero|divide by zero",
+     "divides by a count or total that can be zero"),
+    (r"TypeError|ClassCast|InvalidCast",
+     "receives a value of the wrong type for the operation"),
+    (r"AttributeError|NoMethodError|has no attribute",
+     "calls or reads an attribute the object does not have"),
+    (r"ValueError|NumberFormat|FormatException|ParseError",
+     "parses or converts a value that is not in the expected form"),
+    (r"RecursionError|StackOverflow",
+     "recurses without reaching its base case"),
+    (r"Timeout|Deadlock|ConcurrentModification",
+     "waits on or mutates shared state in a way that blocks or races"),
+)  # fmt: skip
+EXPLANATIONS = tuple((re.compile(pattern), meaning) for pattern, meaning in _KNOWLEDGE)
+"""What an exception type usually means, in the words the root cause uses."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    path: str
+    line: int
+    start: int
+    end: int
+    symbol: str | None
+    source: str
+    """frame | mention | words"""
+
+
+def offline_model(report: Report, workspace: Workspace) -> FunctionModel:
+    """A FunctionModel that investigates `report` in `workspace` deterministically."""
+    plan = _Plan(report, workspace)
+    return FunctionModel(plan.respond, model_name=MODEL_NAME)
+
+
+class _Plan:
+    def __init__(self, report: Report, workspace: Workspace) -> None:
+        self.report = report
+        self.workspace = workspace
+        self.candidates = _candidates(report, workspace)
+
+    def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered = {t.name for t in info.function_tools}
+        called = {p.tool_name for m in messages if isinstance(m, ModelResponse) for p in m.parts
+                  if isinstance(p, ToolCallPart)}  # fmt: skip
+        if "focus" in offered:
+            return ModelResponse(parts=self._explore(called))
+        if "conclude" in offered:
+            return ModelResponse(parts=self._deep_dive(messages))
+        return ModelResponse(parts=[TextPart(self._write(messages))])
+
+    def _explore(self, called: set[str]) -> list[ToolCallPart]:
+        first = self.candidates[0] if self.candidates else None
+        if "find_symbol" not in called and first and first.symbol:
+            return [ToolCallPart("find_symbol", {"name": first.symbol})]
+        key = _quoted(self.report)
+        if "grep" not in called and key and not first:
+            return [ToolCallPart("grep", {"pattern": key, "fixed": True})]
+        places = [f"{c.path}:{c.start}-{c.end}" for c in self.candidates[:MAX_LOCATIONS]]
+        return [ToolCallPart("focus", {"locations": places or ["."]})]
+
+    def _deep_dive(self, messages: list[ModelMessage]) -> list[ToolCallPart]:
+        read = {(str(p.args_as_dict().get("path")), p.args_as_dict().get("start"))
+                for m in messages if isinstance(m, ModelResponse) for p in m.parts
+                if isinstance(p, ToolCallPart) and p.tool_name == "read_range"}  # fmt: skip
+        for candidate in self.candidates[:MAX_LOCATIONS]:
+            if (candidate.path, candidate.start) not in read:
+                args = {"path": candidate.path, "start": candidate.start, "end": candidate.end}
+                return [ToolCallPart("read_range", args)]
+        return [ToolCallPart("conclude", {})]
+
+    def _write(self, messages: list[ModelMessage]) -> str:
+        lines = _read_lines(messages)
+        report = self.report
+        exception = report.exception
+        known = _explain(f"{exception.type} {exception.message}" if exception else "")
+        located = [c for c in self.candidates[:MAX_LOCATIONS] if (c.path, c.line) in lines]
+        if not located:
+            return _no_location_report(report)
+        fault = located[0]
+        what = f"{exception.type}" if exception and exception.type else "The reported problem"
+        where = f"`{fault.symbol}`" if fault.symbol else f"`{fault.path}`"
+        summary = (
+            f"{what} at {where} ({fault.path}:{fault.line}): it {known or 'fails at this line'}."
+        )
+        confidence = _confidence(fault, bool(known))
+        parts = [f"# {what} in {fault.symbol or fault.path}", "", "## Root cause", summary]
+        if exception and exception.message:
+            parts.append(f"The report's message: {exception.message}")
+        parts += ["", f"Confidence: {confidence:.2f}", "", "## Locations"]
+        for number, candidate in enumerate(located, 1):
+            role = (
+                "fault"
+                if number == 1
+                else ("trigger" if candidate.source == "frame" else "context")
+            )
+            symbol = f" — `{candidate.symbol}`" if candidate.symbol else ""
+            parts += [
+                f"{number}. `{candidate.path}:{candidate.start}-{candidate.end}`{symbol} — {role}",
+                f"   Reason: {_reason(candidate, number)}",
+                "   ```",
+                f"   {lines[(candidate.path, candidate.line)]}",
+                "   ```",
+            ]
+        parts += [
+            "", "## Proposed changes",
+            f"1. `{fault.path}` — handle the case at line {fault.line} where it {known or 'fails'}",
+            "   Rationale: the offline investigator locates faults; it proposes no diff",
+            "", "## Risk", "Complexity: low", "Risk: medium",
+            "Rationale: a local guard at the fault line; callers get a handled case, not an error",
+        ]  # fmt: skip
+        return "\n".join(parts) + "\n"
+
+
+def _candidates(report: Report, workspace: Workspace) -> list[Candidate]:
+    index = workspace.repository.index
+    found: list[Candidate] = []
+    for mapped in reversed(report.frames):  # innermost first
+        if mapped.in_app and mapped.repo_path and mapped.frame.line:
+            found.append(_around(mapped.repo_path, mapped.frame.line, "frame", workspace))
+    if not found:
+        for name in [*report.mentioned.identifiers, *report.mentioned.files]:
+            for symbol in index.find(name).matches[:1]:
+                d = symbol.definition
+                found.append(_span(symbol.path, d, d.line, "mention"))
+    if not found:
+        found = _word_matches(report, workspace)
+    unique: dict[tuple[str, int], Candidate] = {}
+    for candidate in found:
+        unique.setdefault((candidate.path, candidate.line), candidate)
+    return list(unique.values())
+
+
+def _around(path: str, line: int, source: str, workspace: Workspace) -> Candidate:
+    definition = workspace.repository.index.enclosing(path, line)
+    if definition is None:
+        return Candidate(
+            path, line, max(1, line - CONTEXT_LINES), line + CONTEXT_LINES, None, source
+        )
+    return _span(path, definition, line, source)
+
+
+def _span(path: str, definition: Definition, line: int, source: str) -> Candidate:
+    start = max(definition.start_line, line - CONTEXT_LINES)
+    end = min(definition.end_line, line + CONTEXT_LINES)
+    return Candidate(path, line, start, max(end, line), definition.qualified, source)
+
+
+def _word_matches(report: Report, workspace: Workspace) -> list[Candidate]:
+    """BM25-ish: report words against each definition's name words and path words."""
+    words = Counter(
+        w.lower() for w in _WORD.findall(f"{report.title or ''} {report.text}") if len(w) > 2
+    )
+    index = workspace.repository.index
+    documents: list[tuple[str, Definition, Counter[str]]] = []
+    for path in index.files:
+        path_words = [w.lower() for w in _WORD.findall(path)]
+        for d in index.definitions_in(path):
+            documents.append(
+                (path, d, Counter([*(w.lower() for w in _WORD.findall(d.name)), *path_words]))
+            )
+    frequency = Counter(w for _, _, doc in documents for w in doc)
+    total = max(len(documents), 1)
+    scored = []
+    for path, d, doc in documents:
+        score = sum(
+            math.log(1 + total / frequency[w]) * min(words[w], 3) for w in doc if w in words
+        )
+        if score > 0:
+            scored.append((score, path, d))
+    scored.sort(key=lambda s: (-s[0], s[1], s[2].line))
+    return [_span(p, d, d.line, "words") for _, p, d in scored[:MAX_LOCATIONS]]
+
+
+def _read_lines(messages: list[ModelMessage]) -> dict[tuple[str, int], str]:
+    """(path, line) → text, from every read_range result still in the history."""
+    lines: dict[tuple[str, int], str] = {}
+    for message in messages:
+        if not isinstance(message, ModelRequest):
+            continue
+        for part in message.parts:
+            if isinstance(part, ToolReturnPart) and part.tool_name == "read_range":
+                text = str(part.content)
+                path = text.split(" lines ", 1)[0]
+                for row in text.splitlines()[1:]:
+                    numbered = _NUMBERED.match(row)
+                    if numbered:
+                        lines[(path, int(numbered.group(1)))] = numbered.group(2)
+    return lines
+
+
+def _explain(text: str) -> str:
+    return next((what for pattern, what in EXPLANATIONS if pattern.search(text)), "")
+
+
+def _quoted(report: Report) -> str | None:
+    message = report.exception.message if report.exception else None
+    found = re.search(r"['\"]([^'\"]{3,60})['\"]", message or "")
+    return found.group(1) if found else None
+
+
+def _confidence(fault: Candidate, known: bool) -> float:
+    if fault.source == "frame":
+        return CONFIDENCE_FRAME_KNOWN if known else CONFIDENCE_FRAME
+    return CONFIDENCE_MENTION if fault.source == "mention" else CONFIDENCE_WORDS
+
+
+def _reason(candidate: Candidate, number: int) -> str:
+    if candidate.source == "frame":
+        return (
+            "innermost in-app frame of the trace"
+            if number == 1
+            else "calls into the failing code (trace frame)"
+        )
+    if candidate.source == "mention":
+        return "named in the report"
+    return "its name and path share the report's words"
+
+
+def _no_location_report(report: Report) -> str:
+    title = report.title or report.text.strip().splitlines()[0][:80]
+    return (
+        f"# Not located: {title}\n\n## Root cause\nThe report gives no trace, file or name that "
+        "leads into this repository.\n\nConfidence: 0.10\n\n## Locations\n"
+    )

@@ -1,0 +1,181 @@
+"""A Finding as a Markdown report for a person: what broke, where, why, and what to change.
+
+Every string that came from a model or a repository is escaped (`text.inline`,
+`text.block`) or fenced (`text.fence`, `text.code_span`), so no value can break the
+document around it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from diagnoser.finding import BlastRadius, Change, Check, Finding, Location, Provenance, Risk
+from diagnoser.render.constants import (
+    CHECK_FAILED,
+    CHECK_PASSED,
+    COMMIT_CHARS,
+    STATUS_BADGES,
+)
+from diagnoser.render.languages import language_for
+from diagnoser.render.text import block, code_span, fence, inline
+
+
+def to_markdown(finding: Finding) -> str:
+    """The report for `finding`; a short note when it was not investigated."""
+    if is_actionable(finding):
+        blocks = [
+            *_header(finding),
+            *_root_cause(finding),
+            *_locations(finding.files),
+            *_changes(finding.changes),
+            *_risk(finding.risk),
+            *_checks(finding.checks),
+            *_provenance(finding.provenance),
+        ]
+    else:
+        blocks = [
+            _title(finding),
+            f"Classified as {finding.classification.value} — not investigated.",
+        ]
+    return "\n\n".join(blocks) + "\n"
+
+
+def is_actionable(finding: Finding) -> bool:
+    """Whether there is anything to report beyond the classification."""
+    return bool(finding.files) or finding.root_cause is not None
+
+
+def location_label(location: Location) -> str:
+    """`path:start-end` (or `path:line` for one line)."""
+    lines = f"{location.start_line}"
+    if location.end_line != location.start_line:
+        lines += f"-{location.end_line}"
+    return f"{location.path}:{lines}"
+
+
+def _title(finding: Finding) -> str:
+    title = inline(finding.title) or f"{finding.classification.value} report"
+    return f"# {title}"
+
+
+def _header(finding: Finding) -> list[str]:
+    badge = f"**{finding.classification.value}** · {STATUS_BADGES[finding.status]}"
+    return [_title(finding), badge]
+
+
+def _root_cause(finding: Finding) -> list[str]:
+    cause = finding.root_cause
+    if cause is None:
+        return ["## Root cause", "_No root cause was established._"]
+    blocks = ["## Root cause", f"**{inline(cause.summary)}**"]
+    if cause.explanation.strip():
+        blocks.append(block(cause.explanation))
+    blocks.append(f"Confidence: {cause.confidence:.0%}")
+    return blocks
+
+
+def _locations(files: list[Location]) -> list[str]:
+    blocks = ["## Locations"]
+    if not files:
+        return [*blocks, "_No grounded locations._"]
+    for number, location in enumerate(files, start=1):
+        parts = [code_span(location_label(location))]
+        if location.symbol:
+            parts.append(code_span(location.symbol))
+        parts.append(f"**{location.role.value}**")
+        if location.reason.strip():
+            parts.append(inline(location.reason))
+        blocks.append(f"{number}. " + " — ".join(parts))
+        if location.evidence.strip():
+            blocks.append(fence(location.evidence, language_for(location.path)))
+    return blocks
+
+
+def _changes(changes: list[Change]) -> list[str]:
+    if not changes:
+        return []
+    blocks = ["## Proposed changes"]
+    for number, change in enumerate(changes, start=1):
+        blocks.append(f"{number}. {code_span(change.path)} — {inline(change.summary)}")
+        if change.rationale.strip():
+            blocks.append(block(change.rationale))
+        if change.diff and change.diff.strip():
+            blocks.append(fence(change.diff, "diff"))
+    return blocks
+
+
+def _risk(risk: Risk) -> list[str]:
+    items = [
+        f"- Complexity: **{risk.complexity.value}**",
+        f"- Risk: **{risk.risk.value}**",
+        f"- Blast radius: {_blast_radius(risk.blast_radius)}",
+    ]
+    blocks = ["## Risk", "\n".join(items)]
+    if risk.rationale.strip():
+        blocks.append(block(risk.rationale))
+    return blocks
+
+
+def _blast_radius(radius: BlastRadius) -> str:
+    if not radius.symbols and not radius.references and not radius.files:
+        return "none computed"
+    symbols = ", ".join(code_span(symbol) for symbol in radius.symbols) or "no symbols"
+    files = ", ".join(code_span(path) for path in radius.files)
+    text = (
+        f"{_count(len(radius.symbols), 'symbol')} ({symbols}); "
+        f"{_count(radius.references, 'reference')} in {_count(len(radius.files), 'file')}"
+    )
+    return f"{text}: {files}" if files else text
+
+
+def _checks(checks: list[Check]) -> list[str]:
+    if not checks:
+        return []
+    lines = []
+    for check in checks:
+        mark = CHECK_PASSED if check.passed else CHECK_FAILED
+        line = f"- {mark} **{inline(check.name)}**"
+        if check.detail.strip():
+            line += f": {inline(check.detail)}"
+        lines.append(line)
+    return ["## Checks", "\n".join(lines)]
+
+
+def _provenance(provenance: Provenance) -> list[str]:
+    lines = []
+    if provenance.repo:
+        repo = code_span(provenance.repo)
+        if provenance.commit:
+            repo += f" @ {code_span(provenance.commit[:COMMIT_CHARS])}"
+        lines.append(f"- Repository: {repo}")
+    models = ", ".join(code_span(model) for model in provenance.models) or "none recorded"
+    lines.append(f"- Models: {models}")
+    if provenance.tool_calls:
+        lines.append(f"- Tool calls: {_tool_calls(provenance.tool_calls)}")
+    lines.append(
+        f"- Requests: {provenance.requests:,}; tokens: {provenance.input_tokens:,} in, "
+        f"{provenance.output_tokens:,} out"
+    )
+    cost = "unknown" if provenance.cost_usd is None else f"${provenance.cost_usd:.4f}"
+    lines.append(f"- Cost: {cost}")
+    if provenance.durations:
+        lines.append(f"- Durations: {_durations(provenance.durations)}")
+    return ["## Provenance", "\n".join(lines)]
+
+
+def _tool_calls(calls: Mapping[str, int]) -> str:
+    stages = " · ".join(f"{inline(stage)} {count:,}" for stage, count in calls.items())
+    return f"{stages} (total {sum(calls.values()):,})"
+
+
+def _durations(durations: Mapping[str, float]) -> str:
+    states = " · ".join(f"{inline(state)} {_seconds(secs)}" for state, secs in durations.items())
+    return f"{states} (total {_seconds(sum(durations.values()))})"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.2f} s"

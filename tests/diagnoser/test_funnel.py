@@ -1,0 +1,130 @@
+"""The funnel with scripted PydanticAI models: locked tools are not offered and cannot
+run; budgets move the stages on by themselves."""
+
+from __future__ import annotations
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from diagnoser.agent import ExplorerDeps, explorer_agent, trim_history
+from diagnoser.funnel import Funnel, Stage
+from diagnoser.intake import ReportIn, build_report
+from diagnoser.workspace import Workspace
+
+
+def deps(workspace: Workspace, funnel: Funnel | None = None) -> ExplorerDeps:
+    report = build_report(ReportIn(text="checkout crashes"), files=workspace.file_paths)
+    return ExplorerDeps(workspace=workspace, report=report, funnel=funnel or Funnel())
+
+
+def scripted(steps: list[ModelResponse], offered: list[set[str]]) -> FunctionModel:
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered.append({t.name for t in info.function_tools})
+        return steps[min(len(offered) - 1, len(steps) - 1)]
+
+    return FunctionModel(respond)
+
+
+def returns(messages: list[ModelMessage]) -> list[tuple[str, str]]:
+    return [(p.tool_name, str(p.content)) for m in messages if isinstance(m, ModelRequest)
+            for p in m.parts if isinstance(p, ToolReturnPart)]  # fmt: skip
+
+
+def test_stages_offer_only_their_tools_and_refuse_locked_ones(workspace: Workspace) -> None:
+    offered: list[set[str]] = []
+    steps = [
+        ModelResponse(parts=[ToolCallPart("conclude", {})]),  # locked in explore
+        ModelResponse(parts=[ToolCallPart("find_symbol", {"name": "Cart"})]),
+        ModelResponse(parts=[ToolCallPart("focus", {"locations": ["src/app.py:4-9"]})]),
+        ModelResponse(parts=[ToolCallPart("grep", {"pattern": "cart"})]),  # locked in deep-dive
+        ModelResponse(
+            parts=[ToolCallPart("read_range", {"path": "src/app.py", "start": 4, "end": 9})]
+        ),
+        ModelResponse(parts=[ToolCallPart("conclude", {})]),
+        ModelResponse(parts=[TextPart("# report")]),
+    ]
+    run_deps = deps(workspace)
+    result = explorer_agent().run_sync("go", deps=run_deps, model=scripted(steps, offered))
+    assert offered[0] == {"grep", "read_range", "list_dir", "find_symbol", "focus"}
+    assert offered[3] == {"read_range", "conclude"}
+    assert offered[-1] == set()
+    texts = dict(returns(result.all_messages()))
+    assert "Unknown tool name: 'conclude'" in str(result.all_messages())
+    assert "Unknown tool name: 'grep'" in str(result.all_messages())
+    assert texts["find_symbol"].startswith("Cart: ")
+    assert run_deps.funnel.stage is Stage.REPORT and result.output == "# report"
+
+
+def test_budgets_force_the_next_stage(workspace: Workspace) -> None:
+    offered: list[set[str]] = []
+    grep_forever = ModelResponse(parts=[ToolCallPart("grep", {"pattern": "def"})])
+    read_forever = ModelResponse(
+        parts=[ToolCallPart("read_range", {"path": "src/app.py", "start": 1, "end": 3})]
+    )
+    steps = [grep_forever] * 3 + [read_forever] * 2 + [ModelResponse(parts=[TextPart("# done")])]
+    funnel = Funnel(explore_budget=3, deep_dive_budget=2)
+    result = explorer_agent().run_sync(
+        "go", deps=deps(workspace, funnel), model=scripted(steps, offered)
+    )
+    assert [("focus" in o, "conclude" in o, not o) for o in offered] == [
+        (True, False, False), (True, False, False), (True, False, False),
+        (False, True, False), (False, True, False),
+        (False, False, True),
+    ]  # fmt: skip
+    assert funnel.calls[Stage.EXPLORE] == 3 and funnel.calls[Stage.DEEP_DIVE] == 2
+    assert result.output == "# done"
+
+
+def test_tool_errors_come_back_as_retries_the_model_can_act_on(workspace: Workspace) -> None:
+    offered: list[set[str]] = []
+    steps = [
+        ModelResponse(parts=[ToolCallPart("read_range", {"path": "app.py", "start": 1, "end": 3})]),
+        ModelResponse(parts=[TextPart("# ok")]),
+    ]
+    result = explorer_agent().run_sync("go", deps=deps(workspace), model=scripted(steps, offered))
+    assert "no such file: app.py; did you mean src/app.py?" in str(result.all_messages())
+
+
+def test_deep_dive_reads_only_focused_files_and_neighbours(workspace: Workspace) -> None:
+    offered: list[set[str]] = []
+    steps = [
+        ModelResponse(parts=[ToolCallPart("focus", {"locations": ["src/views.py:4-5"]})]),
+        ModelResponse(
+            parts=[ToolCallPart("read_range", {"path": "secrets.py", "start": 1, "end": 2})]
+        ),
+        ModelResponse(
+            parts=[ToolCallPart("read_range", {"path": "src/app.py", "start": 1, "end": 2})]
+        ),
+        ModelResponse(parts=[TextPart("# ok")]),
+    ]
+    result = explorer_agent().run_sync("go", deps=deps(workspace), model=scripted(steps, offered))
+    text = str(result.all_messages())
+    assert "in deep-dive only focused files and their neighbours" in text  # secrets.py
+    assert ('read_range', ) and any(name == "read_range" and "src/app.py lines" in body
+                                    for name, body in returns(result.all_messages()))  # fmt: skip
+
+
+def test_old_tool_results_are_trimmed_from_history() -> None:
+    messages: list[ModelMessage] = []
+    for i in range(9):
+        messages.append(
+            ModelResponse(parts=[ToolCallPart("grep", {"pattern": str(i)}, tool_call_id=f"c{i}")])
+        )
+        messages.append(
+            ModelRequest(parts=[ToolReturnPart("grep", "x" * 500, tool_call_id=f"c{i}")])
+        )
+    kept = [
+        str(p.content)
+        for m in trim_history(messages)
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+    ]
+    assert kept[:3] == ["[trimmed: 500 chars, read again if needed]"] * 3
+    assert kept[3:] == ["x" * 500] * 6
