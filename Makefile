@@ -1,5 +1,5 @@
 # Two entry points, each self-contained on a fresh machine:
-#   make run    create .venv, install, print the repo map of the bundled demo (this repo for now)
+#   make run    create .venv, install, diagnose a sample crash report against the bundled demo app
 #   make test   create .venv, install with dev tools, lint, type-check, run the tests
 PYTHON ?= python3.11
 VENV ?= .venv
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m repomap . --stats
+	$(VENV)/bin/diagnoser diagnose sample_reports/reports/issue_load_more_500.md --format markdown
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -133,16 +133,18 @@ class _Plan:
             f"{what} at {where} ({fault.path}:{fault.line}): it {known or 'fails at this line'}."
         )
         confidence = _confidence(fault, bool(known))
-        parts = [f"# {what} in {fault.symbol or fault.path}", "", "## Root cause", summary]
+        heading = f"{what} in {fault.symbol or fault.path}"
+        if fault.source == "words":
+            heading = (
+                f"Possibly related to {fault.symbol or fault.path} (no trace or name to go on)"
+            )
+            summary = f"No trace or name leads into the code; {where} shares the report's words."
+        parts = [f"# {heading}", "", "## Root cause", summary]
         if exception and exception.message:
             parts.append(f"The report's message: {exception.message}")
         parts += ["", f"Confidence: {confidence:.2f}", "", "## Locations"]
         for number, candidate in enumerate(located, 1):
-            role = (
-                "fault"
-                if number == 1
-                else ("trigger" if candidate.source == "frame" else "context")
-            )
+            role = _role(candidate, number)
             symbol = f" — `{candidate.symbol}`" if candidate.symbol else ""
             parts += [
                 f"{number}. `{candidate.path}:{candidate.start}-{candidate.end}`{symbol} — {role}",
@@ -252,6 +254,16 @@ def _confidence(fault: Candidate, known: bool) -> float:
     if fault.source == "frame":
         return CONFIDENCE_FRAME_KNOWN if known else CONFIDENCE_FRAME
     return CONFIDENCE_MENTION if fault.source == "mention" else CONFIDENCE_WORDS
+
+
+def _role(candidate: Candidate, number: int) -> str:
+    """Only a frame or a name the report gives can be called the fault; a word match is
+    context, so such a Finding is never `verified` (no grounded fault location)."""
+    if candidate.source == "words":
+        return "context"
+    if number == 1:
+        return "fault"
+    return "trigger" if candidate.source == "frame" else "context"
 
 
 def _reason(candidate: Candidate, number: int) -> str:

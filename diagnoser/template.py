@@ -93,7 +93,8 @@ def _sections(markdown: str) -> dict[str, str]:
 
 def _items(section: str) -> list[str]:
     starts = [m.start() for m in _ITEM.finditer(section) if not _inside_fence(section, m.start())]
-    return [section[a:b] for a, b in zip(starts, [*starts[1:], len(section)], strict=True)]
+    ends = [*starts[1:], len(section)] if starts else []
+    return [section[a:b] for a, b in zip(starts, ends, strict=True)]
 
 
 def _inside_fence(text: str, at: int) -> bool:

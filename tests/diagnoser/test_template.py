@@ -94,3 +94,9 @@ def test_a_parsed_report_grounds_against_the_repo(workspace: Workspace) -> None:
 def test_reports_off_template_say_what_is_missing(broken: str, message: str) -> None:
     with pytest.raises(TemplateError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_report(broken, classification=Kind.BUG)
+
+
+def test_changes_and_risk_are_optional() -> None:
+    minimal = "# T\n## Root cause\nx\n## Locations\n1. `src/app.py:8-9` — fault\n"
+    finding = parse_report(minimal, classification=Kind.BUG)
+    assert finding.changes == [] and [f.path for f in finding.files] == ["src/app.py"]

@@ -1,0 +1,149 @@
+"""`diagnoser`: diagnose a report against a repository, print a repo map, or check the set-up.
+
+    diagnoser diagnose [--repo PATH] [REPORT_FILE | -] [--format json|markdown|sarif]
+                       [--model offline] [--provider sentry|github|…]
+    diagnoser repomap PATH [--tokens N] [--focus …]
+    diagnoser doctor
+
+The Finding goes to stdout; progress (one line per pipeline event) to stderr.
+Exit codes: 0 a Finding was produced (complete or not actionable); 1 the diagnosis
+failed or timed out (the reason is on stderr); 2 bad arguments or input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from diagnoser.errors import DiagnoserError
+from diagnoser.intake import IntakeError, ReportIn, Trace, from_payload
+from diagnoser.offline import MODEL_NAME
+from diagnoser.pipeline import Event, State, diagnose
+from diagnoser.render import to_json, to_markdown, to_sarif_json
+from diagnoser.workspace import Workspace
+from repomap import RepoMapError
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+DEFAULT_REPO = Path(__file__).resolve().parent.parent / "sample_reports" / "demo_app"
+"""The demo application: a new user sees real findings at once."""
+RENDERERS = {"json": to_json, "markdown": to_markdown, "sarif": to_sarif_json}
+
+
+def parser() -> argparse.ArgumentParser:
+    cli = argparse.ArgumentParser(prog="diagnoser", description=__doc__.split("\n\n")[0])
+    commands = cli.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("diagnose", help="diagnose one report (a file, or - for stdin)")
+    run.add_argument("report", nargs="?", default="-", help="report file (text or webhook JSON)")
+    run.add_argument(
+        "--repo", type=Path, default=DEFAULT_REPO, help="repository root (default: the demo app)"
+    )
+    run.add_argument("--format", choices=sorted(RENDERERS), default="json")
+    run.add_argument(
+        "--model", default=MODEL_NAME, help="'offline' (default) or a PydanticAI model string"
+    )
+    run.add_argument(
+        "--provider", help="the report is this provider's webhook JSON (sentry, github, …)"
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    repomap = commands.add_parser("repomap", help="print the repo map (same as python -m repomap)")
+    repomap.add_argument("args", nargs=argparse.REMAINDER)
+    commands.add_parser("doctor", help="check grammars, cache dir and model set-up")
+    return cli
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.command == "repomap":
+        from repomap.__main__ import main as repomap_main  # noqa: PLC0415 (one entry point)
+
+        return repomap_main(args.args)
+    if args.command == "doctor":
+        return doctor()
+    return run_diagnose(args)
+
+
+def run_diagnose(args: argparse.Namespace) -> int:
+    try:
+        text = (
+            sys.stdin.read()
+            if args.report == "-"
+            else Path(args.report).read_text(encoding="utf-8")
+        )
+    except OSError as exc:
+        return _usage(f"cannot read the report: {exc.strerror}: {args.report}")
+    if not text.strip():
+        return _usage("the report is empty")
+    try:
+        workspace = Workspace(args.repo)
+        report_in, traces = _report(text, args.provider)
+    except (DiagnoserError, RepoMapError) as exc:
+        return _usage(str(exc))
+    except ValidationError as exc:
+        return _usage(f"invalid report: {exc.errors()[0]['msg']}")
+    sink = None if args.quiet else _progress
+    outcome = diagnose(report_in, workspace, model=args.model, traces=traces, sink=sink)
+    if outcome.finding is None:
+        print(f"diagnosis {outcome.state.value}: {outcome.reason}", file=sys.stderr)
+        return EXIT_FAILED
+    sys.stdout.write(RENDERERS[args.format](outcome.finding).rstrip("\n") + "\n")
+    return EXIT_OK if outcome.state in (State.COMPLETE, State.NOT_ACTIONABLE) else EXIT_FAILED
+
+
+def _report(text: str, provider: str | None) -> tuple[ReportIn, tuple[Trace, ...]]:
+    """A plain report, or a webhook body through its provider's adapter."""
+    if provider is None:
+        return ReportIn(text=text), ()
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise IntakeError(f"the {provider} report is not JSON: {exc}", field="") from None
+    intakes = from_payload(provider, payload)
+    if not intakes:
+        raise IntakeError(f"the {provider} payload holds no report", field="")
+    return intakes[0].report, intakes[0].traces
+
+
+def doctor() -> int:
+    """Check what a diagnosis needs; one line per check, exit 1 if any fails."""
+    from repomap import data_home  # noqa: PLC0415
+    from repomap.languages import LANGUAGES, parser_for, query_for  # noqa: PLC0415
+
+    checks: list[tuple[str, bool, str]] = []
+    broken = []
+    for language in sorted(LANGUAGES):
+        try:
+            parser_for(language)
+            query_for(language)
+        except Exception as exc:  # report every grammar problem, never crash the doctor
+            broken.append(f"{language}: {exc}")
+    checks.append(("grammars", not broken, "; ".join(broken) or f"{len(LANGUAGES)} languages load"))
+    home = data_home()
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        probe = home / ".doctor"
+        probe.write_text("ok")
+        probe.unlink()
+        checks.append(("data directory", True, str(home)))
+    except OSError as exc:
+        checks.append(("data directory", False, f"{home}: {exc.strerror}"))
+    checks.append(("model", True, f"'{MODEL_NAME}' (embedded, no key needed)"))
+    checks.append(("demo repository", DEFAULT_REPO.is_dir(), str(DEFAULT_REPO)))
+    for name, passed, detail in checks:
+        print(f"{'ok ' if passed else 'FAIL'} {name}: {detail}")
+    return EXIT_OK if all(passed for _, passed, _ in checks) else EXIT_FAILED
+
+
+def _progress(event: Event) -> None:
+    print(f"[{event.at:7.3f}s] {event.state.value:<15} {event.detail}", file=sys.stderr)
+
+
+def _usage(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_USAGE

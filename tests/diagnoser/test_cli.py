@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from diagnoser.cli import EXIT_OK, EXIT_USAGE, main
+from diagnoser.finding import Finding
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
+CRASH = SAMPLES / "reports" / "issue_load_more_500.md"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_diagnose_prints_the_finding_as_json_and_progress_on_stderr(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "diagnose", str(CRASH))
+    assert code == EXIT_OK
+    finding = Finding.model_validate_json(out)
+    assert (
+        finding.classification.value == "crash"
+        and finding.files[0].path == "backend/notes/store.py"
+    )
+    assert "classified" in err and "complete" in err
+
+
+def test_markdown_and_sarif(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "diagnose", str(CRASH), "--format", "markdown", "--quiet")
+    assert code == EXIT_OK and out.startswith("# ") and "## Locations" in out
+    code, out, _ = run(capsys, "diagnose", str(CRASH), "--format", "sarif", "--quiet")
+    sarif = json.loads(out)
+    assert code == EXIT_OK and sarif["version"] == "2.1.0"
+    location = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "backend/notes/store.py"
+
+
+def test_not_actionable_still_prints_its_finding(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("Love this app, best notes app ever! 5 stars"))
+    code, out, _ = run(capsys, "diagnose", "-", "--quiet")
+    finding = Finding.model_validate_json(out)
+    assert code == EXIT_OK and finding.classification.value == "praise" and finding.files == []
+
+
+def test_webhook_json_through_its_provider(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sentry = SAMPLES / "reports" / "sentry_event_alert_share.json"
+    code, out, _ = run(capsys, "diagnose", str(sentry), "--provider", "sentry", "--quiet")
+    assert code == EXIT_OK and Finding.model_validate_json(out).classification.value == "crash"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["diagnose", "/no/such/report.txt"], "cannot read the report"),
+        (["diagnose", str(CRASH), "--repo", "/no/such/repo"], "not a directory"),
+        (["diagnose", str(CRASH), "--provider", "sentry"], "is not JSON"),
+        (
+            ["diagnose", str(SAMPLES / "reports" / "review_praise.txt"), "--provider", "nope"],
+            "nope",
+        ),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(
+    home: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, *args)
+    assert code == EXIT_USAGE and out == ""
+    assert err.startswith("error: ") and message in err and "Traceback" not in err
+
+
+def test_doctor_and_repomap(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "doctor")
+    assert code == EXIT_OK and "ok  grammars: 14 languages load" in out
+    code, out, _ = run(capsys, "repomap", str(SAMPLES / "demo_app"), "--tokens", "200")
+    assert code == EXIT_OK and "backend/notes/" in out
