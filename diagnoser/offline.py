@@ -31,7 +31,7 @@ from diagnoser.workspace import Workspace
 from repomap import Definition
 
 MODEL_NAME = "offline"
-MAX_LOCATIONS = 3
+MAX_LOCATIONS = 5
 CONTEXT_LINES = 12
 """Lines read around a frame line when its definition is long."""
 CONFIDENCE_FRAME_KNOWN = 0.75  # an in-app frame and an exception type we understand
@@ -146,8 +146,10 @@ class _Plan:
         for number, candidate in enumerate(located, 1):
             role = _role(candidate, number)
             symbol = f" — `{candidate.symbol}`" if candidate.symbol else ""
+            # read_range clamps to the file: report the lines it really showed
+            end = max(n for p, n in lines if p == candidate.path and n <= candidate.end)
             parts += [
-                f"{number}. `{candidate.path}:{candidate.start}-{candidate.end}`{symbol} — {role}",
+                f"{number}. `{candidate.path}:{candidate.start}-{end}`{symbol} — {role}",
                 f"   Reason: {_reason(candidate, number)}",
                 "   ```",
                 f"   {lines[(candidate.path, candidate.line)]}",

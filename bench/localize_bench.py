@@ -1,0 +1,162 @@
+"""Localization on the developer benchmark: the offline investigator against plain BM25.
+
+    bash ../shared/bench/get_sources.sh bench/.cache/devbench
+    .venv/bin/python bench/localize_bench.py [--limit N]
+
+For every case in ../shared/bench/cases.jsonl whose release is under
+bench/.cache/devbench/src/: the full pipeline (`diagnose`, offline model) on the problem
+statement as a GitHub-issue-like report, and a BM25 ranking of the release's non-test
+files (identifier-split tokens of content and path) — in the same run. Scores (see the
+bench README): file Acc@1/3/5 (any gold file in the top k), function Acc@5 (a gold
+`path::Class.method` among the Finding's `path::symbol`, last name component), for all
+cases and the traceback subset; tool calls, characters returned by tools, wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from diagnoser.intake import ReportIn
+from diagnoser.pipeline import Event, diagnose
+from diagnoser.workspace import Workspace
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+import focus  # noqa: E402
+
+KS = (1, 3, 5)
+BM25_K1 = 1.2
+BM25_B = 0.75
+_TOKEN = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
+_CHARS = re.compile(r"→ (\d+) chars")
+
+
+def tokens(text: str) -> list[str]:
+    return [t.lower() for t in _TOKEN.findall(text) if len(t) > 2]
+
+
+def bm25_files(workspace: Workspace, query: str) -> list[str]:
+    docs = {}
+    for entry in workspace.files:
+        if (
+            entry.language != "python"
+            or "/tests/" in f"/{entry.path}"
+            or "test" in entry.path.rsplit("/", 1)[-1]
+        ):
+            continue
+        data = workspace.read_listed(entry)
+        if data is not None:
+            docs[entry.path] = Counter(
+                tokens(data.decode("utf-8", "replace")) + tokens(entry.path) * 3
+            )
+    if not docs:
+        return []
+    average = sum(sum(d.values()) for d in docs.values()) / len(docs)
+    frequency = Counter(t for d in docs.values() for t in d)
+    terms = set(tokens(query))
+    scores = {}
+    for path, doc in docs.items():
+        length = sum(doc.values())
+        score = 0.0
+        for term in terms & doc.keys():
+            idf = math.log(1 + (len(docs) - frequency[term] + 0.5) / (frequency[term] + 0.5))
+            tf = doc[term]
+            score += (
+                idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / average))
+            )
+        scores[path] = score
+    return sorted(scores, key=lambda p: (-scores[p], p))[:10]
+
+
+def main() -> None:
+    cli = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    cli.add_argument("--src", type=Path, default=HERE / ".cache" / "devbench" / "src")
+    cli.add_argument("--home", type=Path, default=HERE / ".cache" / "localize-home")
+    cli.add_argument("--limit", type=int)
+    args = cli.parse_args()
+    cases = [c for c in focus.load_cases() if (args.src / c["root"]).is_dir()][: args.limit]
+    rows = []
+    workspaces: dict[str, Workspace] = {}
+    for case in cases:
+        if case["root"] not in workspaces:
+            workspaces.clear()
+            workspaces[case["root"]] = Workspace(args.src / case["root"], home=args.home)
+            workspaces[case["root"]].repository  # noqa: B018  (index built outside the timing)
+        workspace = workspaces[case["root"]]
+        events: list[Event] = []
+        started = time.perf_counter()
+        outcome = diagnose(
+            ReportIn(text=case["problem_statement"], source="github"), workspace, sink=events.append
+        )
+        seconds = time.perf_counter() - started
+        finding = outcome.finding
+        files = list(dict.fromkeys(f.path for f in finding.files)) if finding else []
+        places = [f"{f.path}::{f.symbol}" for f in finding.files if f.symbol] if finding else []
+        rows.append({
+            "id": case["id"],
+            "traceback": case["has_traceback"],
+            "ours": files,
+            "places": places,
+            "bm25": bm25_files(workspace, case["problem_statement"]),
+            "gold": set(case["gold_files"]),
+            "gold_functions": case["gold_functions"],
+            "state": outcome.state.value,
+            "calls": sum(finding.provenance.tool_calls.values()) if finding else 0,
+            "chars": sum(int(m.group(1)) for e in events for m in [_CHARS.search(e.detail)] if m),
+            "seconds": seconds,
+        })  # fmt: skip
+        print(
+            f"{case['id']:40s} {outcome.state.value:15s} top={files[:1]} gold={case['gold_files']}",
+            file=sys.stderr,
+        )
+    print(report(rows))
+
+
+def acc(rows: list[dict[str, object]], key: str, k: int) -> str:
+    hits = sum(bool(set(r[key][:k]) & r["gold"]) for r in rows)  # type: ignore[index,operator]
+    return f"{100 * hits / max(len(rows), 1):.0f}"
+
+
+def function_acc(rows: list[dict[str, object]], k: int) -> str:
+    scored = [r for r in rows if r["gold_functions"]]
+    hits = 0
+    for r in scored:
+        wanted = {
+            (g.split("::")[0], g.split("::")[1].rsplit(".", 1)[-1]) for g in r["gold_functions"]
+        }  # type: ignore[union-attr]
+        got = {(p.split("::")[0], p.split("::")[1].rsplit(".", 1)[-1]) for p in r["places"][:k]}  # type: ignore[index]
+        hits += bool(wanted & got)
+    return f"{100 * hits / max(len(scored), 1):.0f} (of {len(scored)})"
+
+
+def report(rows: list[dict[str, object]]) -> str:
+    lines = [
+        "| cases | ours Acc@1/3/5 | BM25 Acc@1/3/5 | ours function Acc@5 |",
+        "|---|---|---|---|",
+    ]
+    for label, subset in (("all", rows), ("with traceback", [r for r in rows if r["traceback"]])):
+        ours = "/".join(acc(subset, "ours", k) for k in KS)
+        bm25 = "/".join(acc(subset, "bm25", k) for k in KS)
+        lines.append(f"| {label} ({len(subset)}) | {ours} | {bm25} | {function_acc(subset, 5)} |")
+    calls = [int(r["calls"]) for r in rows]  # type: ignore[call-overload]
+    chars = [int(r["chars"]) for r in rows]  # type: ignore[call-overload]
+    seconds = [float(r["seconds"]) for r in rows]  # type: ignore[arg-type]
+    states = Counter(str(r["state"]) for r in rows)
+    lines.append(
+        f"\ntool calls: max {max(calls)}, median {statistics.median(calls):g}; characters returned "
+        f"by tools: median {statistics.median(chars):g}; wall time per case (warm index): median "
+        f"{statistics.median(seconds):.2f} s, max {max(seconds):.2f} s; end states: {dict(states)}"
+    )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
