@@ -29,9 +29,12 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from diagnoser.intake.report import Report
 from diagnoser.workspace import Workspace
 from repomap import Definition
+from repomap.focus import resolve_focus
 
 MODEL_NAME = "offline"
 MAX_LOCATIONS = 5
+MAX_DEFINERS = 3
+"""A mentioned name defined in more files than this is too common to point anywhere."""
 CONTEXT_LINES = 12
 """Lines read around a frame line when its definition is long."""
 CONFIDENCE_FRAME_KNOWN = 0.75  # an in-app frame and an exception type we understand
@@ -166,22 +169,79 @@ class _Plan:
 
 
 def _candidates(report: Report, workspace: Workspace) -> list[Candidate]:
-    index = workspace.repository.index
-    found: list[Candidate] = []
-    for mapped in reversed(report.frames):  # innermost first
-        if mapped.in_app and mapped.repo_path and mapped.frame.line:
-            found.append(_around(mapped.repo_path, mapped.frame.line, "frame", workspace))
-    if not found:
-        for name in [*report.mentioned.identifiers, *report.mentioned.files]:
-            for symbol in index.find(name).matches[:1]:
-                d = symbol.definition
-                found.append(_span(symbol.path, d, d.line, "mention"))
-    if not found:
-        found = _word_matches(report, workspace)
-    unique: dict[tuple[str, int], Candidate] = {}
-    for candidate in found:
-        unique.setdefault((candidate.path, candidate.line), candidate)
+    """Where to look, best first, one per file: in-app frames (innermost first), then files
+    and modules the report names, then names it mentions that are defined in few places,
+    then word matches. Test files come after everything else (fixes rarely land there)."""
+    frames = [
+        _around(m.repo_path, m.frame.line, "frame", workspace)
+        for m in reversed(report.frames)
+        if m.in_app and m.repo_path and m.frame.line
+    ]
+    mentions = _by_support(
+        [*_mentioned_files(report, workspace), *_mentioned_names(report, workspace)]
+    )
+    found = [*frames, *mentions]
+    if len({c.path for c in found}) < MAX_LOCATIONS:
+        found += _word_matches(report, workspace)
+    unique: dict[str, Candidate] = {}
+    for candidate in sorted(found, key=lambda c: _is_test(c.path)):  # stable: order kept
+        unique.setdefault(candidate.path, candidate)
     return list(unique.values())
+
+
+def _by_support(candidates: list[Candidate]) -> list[Candidate]:
+    """Files that several mentions point at first (a named path counts twice); ties keep
+    the report's order."""
+    support: Counter[str] = Counter()
+    for candidate in candidates:
+        support[candidate.path] += 2 if candidate.source == "mention-file" else 1
+    order = {c.path: i for i, c in reversed(list(enumerate(candidates)))}
+    ranked = sorted(candidates, key=lambda c: (-support[c.path], order[c.path]))
+    return [c if c.source != "mention-file" else _as_mention(c) for c in ranked]
+
+
+def _as_mention(candidate: Candidate) -> Candidate:
+    return Candidate(candidate.path, candidate.line, candidate.start, candidate.end,
+                     candidate.symbol, "mention")  # fmt: skip
+
+
+def _mentioned_files(report: Report, workspace: Workspace) -> list[Candidate]:
+    """Files the report names by path or dotted module, at their first mentioned definition."""
+    index = workspace.repository.index
+    names = set(report.mentioned.identifiers)
+    wanted = [
+        *report.mentioned.files,
+        *(m.replace(".", "/") + ".py" for m in report.mentioned.modules),
+    ]
+    found = []
+    for path in resolve_focus(wanted, index.files).files:
+        definitions = index.definitions_in(path)
+        named = [d for d in definitions if d.name in names] or list(definitions[:1])
+        if named:
+            found.append(_span(path, named[0], named[0].line, "mention-file"))
+    return found
+
+
+def _mentioned_names(report: Report, workspace: Workspace) -> list[Candidate]:
+    """Definitions of mentioned names that few files define (a name defined everywhere,
+    like `save`, says nothing)."""
+    index = workspace.repository.index
+    found = []
+    for name in report.mentioned.identifiers:
+        lookup = index.find(name)
+        if lookup.how.value in ("exact", "qualified") and 0 < len(lookup.matches) <= MAX_DEFINERS:
+            symbol = lookup.matches[0]
+            found.append(_span(symbol.path, symbol.definition, symbol.definition.line, "mention"))
+    return found
+
+
+def _is_test(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return (
+        name.startswith("test")
+        or name.endswith(("_test.py", ".test.js", "Test.java"))
+        or ("/tests/" in f"/{path}" or "/test/" in f"/{path}")
+    )
 
 
 def _around(path: str, line: int, source: str, workspace: Workspace) -> Candidate:
