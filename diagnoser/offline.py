@@ -34,6 +34,10 @@ from repomap.focus import resolve_focus
 MODEL_NAME = "offline"
 MAX_LOCATIONS = 5
 MAX_DEFINERS = 3
+BM25_K1 = 1.2
+BM25_B = 0.75
+PATH_WORD_WEIGHT = 3
+"""A word of the file's path counts like this many definition-name words."""
 """A mentioned name defined in more files than this is too common to point anywhere."""
 CONTEXT_LINES = 12
 """Lines read around a frame line when its definition is long."""
@@ -260,29 +264,44 @@ def _span(path: str, definition: Definition, line: int, source: str) -> Candidat
 
 
 def _word_matches(report: Report, workspace: Workspace) -> list[Candidate]:
-    """BM25-ish: report words against each definition's name words and path words."""
-    words = Counter(
-        w.lower() for w in _WORD.findall(f"{report.title or ''} {report.text}") if len(w) > 2
-    )
+    """BM25 over files: the report's words against each non-test file's definition names
+    and path (identifiers split at case and underscores); each file at its definition
+    that shares the most words."""
+    query = Counter(_words(f"{report.title or ''} {report.text}"))
     index = workspace.repository.index
-    documents: list[tuple[str, Definition, Counter[str]]] = []
+    documents: dict[str, Counter[str]] = {}
     for path in index.files:
-        path_words = [w.lower() for w in _WORD.findall(path)]
-        for d in index.definitions_in(path):
-            documents.append(
-                (path, d, Counter([*(w.lower() for w in _WORD.findall(d.name)), *path_words]))
+        if not _is_test(path):
+            names = [w for d in index.definitions_in(path) for w in _words(d.name)]
+            documents[path] = Counter([*names, *_words(path) * PATH_WORD_WEIGHT])
+    if not documents:
+        return []
+    frequency = Counter(w for doc in documents.values() for w in doc)
+    average = sum(sum(doc.values()) for doc in documents.values()) / len(documents)
+    scores: dict[str, float] = {}
+    for path, doc in documents.items():
+        length = sum(doc.values())
+        score = 0.0
+        for word in query.keys() & doc.keys():
+            idf = math.log(1 + (len(documents) - frequency[word] + 0.5) / (frequency[word] + 0.5))
+            tf = doc[word]
+            score += (
+                idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / average))
             )
-    frequency = Counter(w for _, _, doc in documents for w in doc)
-    total = max(len(documents), 1)
-    scored = []
-    for path, d, doc in documents:
-        score = sum(
-            math.log(1 + total / frequency[w]) * min(words[w], 3) for w in doc if w in words
-        )
         if score > 0:
-            scored.append((score, path, d))
-    scored.sort(key=lambda s: (-s[0], s[1], s[2].line))
-    return [_span(p, d, d.line, "words") for _, p, d in scored[:MAX_LOCATIONS]]
+            scores[path] = score
+    best = sorted(scores, key=lambda p: (-scores[p], p))[:MAX_LOCATIONS]
+    found = []
+    for path in best:
+        definitions = index.definitions_in(path)
+        if definitions:
+            top = max(definitions, key=lambda d: (sum(query[w] for w in _words(d.name)), -d.line))
+            found.append(_span(path, top, top.line, "words"))
+    return found
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text) if len(w) > 2]
 
 
 def _read_lines(messages: list[ModelMessage]) -> dict[tuple[str, int], str]:

@@ -151,6 +151,8 @@ def _definitions(
     score *= np.where(np.isin(graph.def_ident, focused), FOCUS_IDENT_WEIGHT, 1.0)
     score += _line_boost(graph, tags, focus)
     candidates = np.arange(len(score))
+    if limit is not None and limit <= 0:
+        return ()
     if limit is not None and limit < len(score):
         # Everything scoring at least the limit-th best score: ties stay in, order is exact.
         threshold = np.partition(score, len(score) - limit)[len(score) - limit]

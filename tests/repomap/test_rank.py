@@ -86,3 +86,8 @@ def test_ranking_is_deterministic_and_limit_cuts() -> None:
 def test_empty_repository_ranks_nothing() -> None:
     ranking = rank(build_graph({}), {})
     assert ranking.files == () and ranking.definitions == ()
+
+
+def test_limit_zero_ranks_files_only() -> None:
+    ranking = rank(build_graph(tags()), tags(), limit=0)
+    assert ranking.definitions == () and len(ranking.files) == len(SOURCES)
