@@ -1,7 +1,7 @@
 """`diagnoser`: diagnose a report against a repository, print a repo map, or check the set-up.
 
     diagnoser diagnose [--repo PATH] [REPORT_FILE | -] [--format json|markdown|sarif]
-                       [--model offline] [--provider sentry|github|…]
+                       [--model offline] [--formatter-model MODEL] [--provider sentry|github|…]
     diagnoser repomap PATH [--tokens N] [--focus …]
     diagnoser doctor
 
@@ -88,7 +88,10 @@ def run_diagnose(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return _usage(f"invalid report: {exc.errors()[0]['msg']}")
     sink = None if args.quiet else _progress
-    outcome = diagnose(report_in, workspace, model=args.model, traces=traces, sink=sink)
+    outcome = diagnose(
+        report_in, workspace, model=args.model, traces=traces, sink=sink,
+        formatter=args.formatter_model,
+    )  # fmt: skip
     if outcome.finding is None:
         print(f"diagnosis {outcome.state.value}: {outcome.reason}", file=sys.stderr)
         return EXIT_FAILED

@@ -33,6 +33,7 @@ from pydantic_ai.usage import UsageLimits
 
 from diagnoser.agent import ExplorerDeps, explorer_agent
 from diagnoser.finding import Finding, Provenance
+from diagnoser.formatter import format_report
 from diagnoser.funnel import Funnel, Stage
 from diagnoser.grounding import check, ground
 from diagnoser.intake import Report, ReportIn, Trace, build_report
@@ -128,8 +129,10 @@ def diagnose(
     traces: Sequence[Trace] = (),
     sink: Sink | None = None,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    formatter: Model | str | None = None,
 ) -> Outcome:
-    """Run one diagnosis to a terminal state."""
+    """Run one diagnosis to a terminal state. `formatter` structures a report that drifted
+    from the template (none: such a report fails the run)."""
     run = _Run(sink)
     report = build_report(
         report_in, traces=traces, files=workspace.file_paths, index=workspace.repository.index
@@ -145,7 +148,8 @@ def diagnose(
     mapped = sum(1 for f in report.frames if f.in_app)
     run.move(State.MAPPED, f"{mapped} in-app frames of {len(report.frames)}")
     chosen = offline_model(report, workspace) if model == MODEL_NAME else model
-    model_name = MODEL_NAME if model == MODEL_NAME else str(getattr(chosen, "model_name", chosen))
+    model_name = _name(model)
+    models = [model_name]
     run.move(State.EXPLORING, f"model {model_name}")
     deps = ExplorerDeps(workspace=workspace, report=report, funnel=Funnel())
     try:
@@ -161,15 +165,23 @@ def diagnose(
     try:
         finding = parse_report(result.output, classification=kind)
     except TemplateError as exc:
-        run.move(State.FAILED, f"the report is not in the template: {exc}")
-        return Outcome(run.state, None, report, str(exc), run.events)
+        if formatter is None:
+            run.move(State.FAILED, f"the report is not in the template: {exc}")
+            return Outcome(run.state, None, report, str(exc), run.events)
+        run.emit(run.state, f"off template ({exc}); formatter model takes over")
+        try:
+            finding = asyncio.run(format_report(result.output, kind=kind, model=formatter))
+        except (AgentRunError, UnexpectedModelBehavior) as failure:
+            run.move(State.FAILED, f"the formatter could not structure the report: {failure}")
+            return Outcome(run.state, None, report, str(failure), run.events)
+        models.append(_name(formatter))
     run.move(State.GROUNDING, f"{len(finding.files)} locations, {len(finding.changes)} changes")
     usage = result.usage
     tokens = {"requests": usage.requests, "input_tokens": usage.input_tokens,
               "output_tokens": usage.output_tokens}  # fmt: skip
     grounded = ground(finding, workspace)
     grounded = grounded.model_copy(
-        update={"provenance": _provenance(workspace, run, [model_name], tokens, deps.funnel)}
+        update={"provenance": _provenance(workspace, run, models, tokens, deps.funnel)}
     )
     run.move(State.COMPLETE, grounded.status.value)
     return Outcome(run.state, grounded, report, events=run.events)
@@ -226,6 +238,10 @@ def _replay_tool_events(run: _Run, messages: list[ModelMessage], funnel: Funnel)
         run.move(State.DEEP_DIVE if funnel.calls[Stage.DEEP_DIVE] else State.REPORTING, "budget")
     if run.state is State.DEEP_DIVE:
         run.move(State.REPORTING, "budget")
+
+
+def _name(model: Model | str) -> str:
+    return model if isinstance(model, str) else model.model_name
 
 
 def _provenance(

@@ -152,3 +152,26 @@ def test_a_report_that_says_ignore_instructions_changes_nothing(workspace: Works
     assert (
         [f.path for f in hostile.files][:1] == [f.path for f in plain.files][:1] == ["src/app.py"]
     )
+
+
+def test_an_off_template_report_goes_to_the_formatter_model(workspace: Workspace) -> None:
+    model, _ = writer("The bug: Cart.total in src/app.py lines 8-9 sums None prices.")
+
+    def extract(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        [output_tool] = info.output_tools
+        finding = {
+            "classification": "crash",
+            "title": "None prices in Cart.total",
+            "root_cause": {"summary": "sums None prices", "confidence": 0.6},
+            "files": [
+                {"path": "src/app.py", "start_line": 8, "end_line": 9, "symbol": "Cart.total"}
+            ],
+        }
+        return ModelResponse(parts=[ToolCallPart(output_tool.name, finding)])
+
+    formatter = FunctionModel(extract, model_name="cheap-formatter")
+    outcome = diagnose(ReportIn(text=TRACE), workspace, model=model, formatter=formatter)
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
+    assert outcome.finding.status is Status.VERIFIED
+    assert outcome.finding.provenance.models[-1] == "cheap-formatter"
+    assert any("formatter model takes over" in e.detail for e in outcome.events)
