@@ -51,6 +51,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--provider", help="the report is this provider's webhook JSON (sentry, github, …)"
     )
+    run.add_argument(
+        "--formatter-model",
+        help="a PydanticAI model that structures a report off the template (default: none)",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
     repomap = commands.add_parser("repomap", help="print the repo map (same as python -m repomap)")
     repomap.add_argument("args", nargs=argparse.REMAINDER)
