@@ -36,7 +36,7 @@ from diagnoser.finding import Finding, Provenance
 from diagnoser.formatter import format_report
 from diagnoser.funnel import Funnel, Stage
 from diagnoser.grounding import check, ground
-from diagnoser.intake import Report, ReportIn, Trace, build_report
+from diagnoser.intake import Kind, Report, ReportIn, Trace, build_report
 from diagnoser.offline import MODEL_NAME, offline_model
 from diagnoser.template import TemplateError, parse_report
 from diagnoser.workspace import Workspace
@@ -121,6 +121,14 @@ class _Run:
         self.emit(state, detail)
 
 
+class _Stopped(Exception):
+    """Ends a run early in a terminal state (`failed`, `timed_out`) with its reason."""
+
+    def __init__(self, state: State, detail: str, reason: str) -> None:
+        super().__init__(reason)
+        self.state, self.detail, self.reason = state, detail, reason
+
+
 def diagnose(
     report_in: ReportIn,
     workspace: Workspace,
@@ -142,49 +150,64 @@ def diagnose(
     if not report.classification.actionable:
         run.move(State.NOT_ACTIONABLE, "no investigation for this kind")
         title = f"{kind.value.replace('_', ' ')} — not investigated"
-        provenance = _provenance(workspace, run, [], {})
-        finding = Finding(classification=kind, title=title, provenance=provenance)
+        finding = Finding(classification=kind, title=title, provenance=_provenance(workspace, run))
         return Outcome(run.state, finding, report, events=run.events)
     mapped = sum(1 for f in report.frames if f.in_app)
     run.move(State.MAPPED, f"{mapped} in-app frames of {len(report.frames)}")
-    chosen = offline_model(report, workspace) if model == MODEL_NAME else model
-    model_name = _name(model)
-    models = [model_name]
-    run.move(State.EXPLORING, f"model {model_name}")
+    models = [_name(model)]
     deps = ExplorerDeps(workspace=workspace, report=report, funnel=Funnel())
     try:
-        result = asyncio.run(asyncio.wait_for(_explore(deps, chosen, report), timeout))
-    except TimeoutError:
-        run.move(State.TIMED_OUT, f"no report within {timeout:g} s")
-        return Outcome(run.state, None, report, "timed out", run.events)
-    except (AgentRunError, UnexpectedModelBehavior) as exc:
-        run.move(State.FAILED, f"the model run failed: {exc}")
-        return Outcome(run.state, None, report, str(exc), run.events)
-    _replay_tool_events(run, result.all_messages(), deps.funnel)
-    run.move(State.STRUCTURING, f"{len(result.output)} characters of report")
-    try:
-        finding = parse_report(result.output, classification=kind)
-    except TemplateError as exc:
-        if formatter is None:
-            run.move(State.FAILED, f"the report is not in the template: {exc}")
-            return Outcome(run.state, None, report, str(exc), run.events)
-        run.emit(run.state, f"off template ({exc}); formatter model takes over")
-        try:
-            finding = asyncio.run(format_report(result.output, kind=kind, model=formatter))
-        except (AgentRunError, UnexpectedModelBehavior) as failure:
-            run.move(State.FAILED, f"the formatter could not structure the report: {failure}")
-            return Outcome(run.state, None, report, str(failure), run.events)
-        models.append(_name(formatter))
+        result = _investigate(run, deps, model, timeout)
+        finding = _structure(run, result.output, kind, formatter, models)
+    except _Stopped as stop:
+        run.move(stop.state, stop.detail)
+        return Outcome(run.state, None, report, stop.reason, run.events)
     run.move(State.GROUNDING, f"{len(finding.files)} locations, {len(finding.changes)} changes")
     usage = result.usage
     tokens = {"requests": usage.requests, "input_tokens": usage.input_tokens,
               "output_tokens": usage.output_tokens}  # fmt: skip
-    grounded = ground(finding, workspace)
-    grounded = grounded.model_copy(
-        update={"provenance": _provenance(workspace, run, models, tokens, deps.funnel)}
-    )
+    provenance = _provenance(workspace, run, models, tokens, deps.funnel)
+    grounded = ground(finding, workspace).model_copy(update={"provenance": provenance})
     run.move(State.COMPLETE, grounded.status.value)
     return Outcome(run.state, grounded, report, events=run.events)
+
+
+def _investigate(
+    run: _Run, deps: ExplorerDeps, model: Model | str, timeout: float
+) -> AgentRunResult[str]:
+    """The explorer through the funnel: exploring → deep_dive → reporting."""
+    chosen = offline_model(deps.report, deps.workspace) if model == MODEL_NAME else model
+    run.move(State.EXPLORING, f"model {_name(model)}")
+    try:
+        result = asyncio.run(asyncio.wait_for(_explore(deps, chosen, deps.report), timeout))
+    except TimeoutError:
+        raise _Stopped(State.TIMED_OUT, f"no report within {timeout:g} s", "timed out") from None
+    except (AgentRunError, UnexpectedModelBehavior) as exc:
+        raise _Stopped(State.FAILED, f"the model run failed: {exc}", str(exc)) from None
+    _replay_tool_events(run, result.all_messages(), deps.funnel)
+    return result
+
+
+def _structure(
+    run: _Run, markdown: str, kind: Kind, formatter: Model | str | None, models: list[str]
+) -> Finding:
+    """Template → Finding for free; the formatter model when the report drifted."""
+    run.move(State.STRUCTURING, f"{len(markdown)} characters of report")
+    try:
+        return parse_report(markdown, classification=kind)
+    except TemplateError as exc:
+        if formatter is None:
+            raise _Stopped(
+                State.FAILED, f"the report is not in the template: {exc}", str(exc)
+            ) from None
+        run.emit(run.state, f"off template ({exc}); formatter model takes over")
+    try:
+        finding = asyncio.run(format_report(markdown, kind=kind, model=formatter))
+    except (AgentRunError, UnexpectedModelBehavior) as failure:
+        detail = f"the formatter could not structure the report: {failure}"
+        raise _Stopped(State.FAILED, detail, str(failure)) from None
+    models.append(_name(formatter))
+    return finding
 
 
 async def _explore(deps: ExplorerDeps, model: Model | str, report: Report) -> AgentRunResult[str]:
@@ -245,18 +268,18 @@ def _name(model: Model | str) -> str:
 
 
 def _provenance(
-    workspace: Workspace, run: _Run, models: list[str], tokens: dict[str, int],
-    funnel: Funnel | None = None,
+    workspace: Workspace, run: _Run, models: Sequence[str] = (),
+    tokens: dict[str, int] | None = None, funnel: Funnel | None = None,
 ) -> Provenance:  # fmt: skip
     return Provenance(
         repo=str(workspace.root),
         commit=_commit(workspace.root),
-        models=models,
         tool_calls={
             stage.value: count for stage, count in (funnel.calls if funnel else {}).items()
         },
+        models=list(models),
         durations=dict(run.durations),
-        **tokens,
+        **(tokens or {}),
     )
 
 
