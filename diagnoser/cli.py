@@ -73,34 +73,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_diagnose(args)
 
 
+class _BadInput(Exception):
+    """What is wrong with the command's input, in words for the user (exit 2)."""
+
+
 def run_diagnose(args: argparse.Namespace) -> int:
-    try:
-        text = (
-            sys.stdin.read()
-            if args.report == "-"
-            else Path(args.report).read_text(encoding="utf-8")
-        )
-    except OSError as exc:
-        return _usage(f"cannot read the report: {exc.strerror}: {args.report}")
-    if not text.strip():
-        return _usage("the report is empty")
-    try:
-        workspace = Workspace(args.repo)
-        report_in, traces = _report(text, args.provider)
-    except (DiagnoserError, RepoMapError) as exc:
-        return _usage(str(exc))
-    except ValidationError as exc:
-        return _usage(f"invalid report: {exc.errors()[0]['msg']}")
     sink = None if args.quiet else _progress
-    outcome = diagnose(
-        report_in, workspace, model=args.model, traces=traces, sink=sink,
-        formatter=args.formatter_model,
-    )  # fmt: skip
+    try:
+        workspace, report_in, traces = _inputs(args)
+        outcome = diagnose(
+            report_in, workspace, model=args.model, traces=traces, sink=sink,
+            formatter=args.formatter_model,
+        )  # fmt: skip
+    except _BadInput as exc:
+        return _usage(str(exc))
+    except (DiagnoserError, RepoMapError) as exc:  # e.g. a data directory inside the repo
+        return _usage(str(exc))
     if outcome.finding is None:
         print(f"diagnosis {outcome.state.value}: {outcome.reason}", file=sys.stderr)
         return EXIT_FAILED
     sys.stdout.write(RENDERERS[args.format](outcome.finding).rstrip("\n") + "\n")
     return EXIT_OK if outcome.state in (State.COMPLETE, State.NOT_ACTIONABLE) else EXIT_FAILED
+
+
+def _inputs(args: argparse.Namespace) -> tuple[Workspace, ReportIn, tuple[Trace, ...]]:
+    try:
+        raw = sys.stdin.buffer.read() if args.report == "-" else Path(args.report).read_bytes()
+    except OSError as exc:
+        raise _BadInput(f"cannot read the report: {exc.strerror}: {args.report}") from None
+    text = raw.decode("utf-8", errors="replace")  # a log with stray bytes is still a log
+    if not text.strip():
+        raise _BadInput("the report is empty")
+    try:
+        workspace = Workspace(args.repo)
+        report_in, traces = _report(text, args.provider)
+    except ValidationError as exc:
+        raise _BadInput(f"invalid report: {exc.errors()[0]['msg']}") from None
+    return workspace, report_in, traces
 
 
 def _report(text: str, provider: str | None) -> tuple[ReportIn, tuple[Trace, ...]]:

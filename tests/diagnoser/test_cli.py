@@ -45,7 +45,8 @@ def test_markdown_and_sarif(home: Path, capsys: pytest.CaptureFixture[str]) -> N
 def test_not_actionable_still_prints_its_finding(
     home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("sys.stdin", io.StringIO("Love this app, best notes app ever! 5 stars"))
+    stdin = io.TextIOWrapper(io.BytesIO(b"Love this app, best notes app ever! 5 stars"))
+    monkeypatch.setattr("sys.stdin", stdin)
     code, out, _ = run(capsys, "diagnose", "-", "--quiet")
     finding = Finding.model_validate_json(out)
     assert code == EXIT_OK and finding.classification.value == "praise" and finding.files == []
@@ -82,3 +83,23 @@ def test_doctor_and_repomap(home: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert code == EXIT_OK and "ok  grammars: 14 languages load" in out
     code, out, _ = run(capsys, "repomap", str(SAMPLES / "demo_app"), "--tokens", "200")
     assert code == EXIT_OK and "backend/notes/" in out
+
+
+def test_stray_bytes_in_a_log_are_replaced_not_fatal(
+    home: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    log = tmp_path / "crash.log"
+    log.write_bytes(CRASH.read_bytes() + b"\n\xff\xfe garbage \x80\n")
+    code, out, _ = run(capsys, "diagnose", str(log), "--quiet")
+    assert code == EXIT_OK and Finding.model_validate_json(out).classification.value == "crash"
+
+
+def test_a_data_directory_inside_the_repo_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "app.py").write_text("def f():\n    return 1\n")
+    monkeypatch.setenv("DIAGNOSER_HOME", str(repo / ".cache"))
+    code, _, err = run(capsys, "diagnose", str(CRASH), "--repo", str(repo), "--quiet")
+    assert code == EXIT_USAGE and "set DIAGNOSER_HOME to a folder outside it" in err
