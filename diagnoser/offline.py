@@ -360,8 +360,14 @@ def _reason(candidate: Candidate, number: int) -> str:
 
 
 def _no_location_report(report: Report) -> str:
-    title = report.title or report.text.strip().splitlines()[0][:80]
-    return (
-        f"# Not located: {title}\n\n## Root cause\nThe report gives no trace, file or name that "
-        "leads into this repository.\n\nConfidence: 0.10\n\n## Locations\n"
+    exception = report.exception
+    if exception and exception.type:
+        title = f"{exception.type}: {exception.message or ''}".strip(": ")[:100]
+    else:
+        title = report.title or report.text.strip().splitlines()[0][:80]
+    why = (
+        "The trace's frames are all outside this repository (library code or unknown files)."
+        if report.frames
+        else "The report gives no trace, file or name that leads into this repository."
     )
+    return f"# Not located: {title}\n\n## Root cause\n{why}\n\nConfidence: 0.10\n\n## Locations\n"

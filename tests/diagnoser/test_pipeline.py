@@ -175,3 +175,16 @@ def test_an_off_template_report_goes_to_the_formatter_model(workspace: Workspace
     assert outcome.finding.status is Status.VERIFIED
     assert outcome.finding.provenance.models[-1] == "cheap-formatter"
     assert any("formatter model takes over" in e.detail for e in outcome.events)
+
+
+def test_a_trace_that_never_enters_the_repo_is_reported_as_not_located(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "README.md").write_text("# nothing to map\n")
+    trace = 'Traceback (most recent call last):\n  File "/x/app.py", line 3, in main\n    f()\nValueError: bad\n'
+    outcome = diagnose(ReportIn(text=trace), Workspace(repo, home=tmp_path / "home"))
+    finding = outcome.finding
+    assert outcome.state is State.COMPLETE and finding is not None
+    assert finding.title == "Not located: ValueError: bad"
+    assert finding.files == [] and finding.status is Status.UNVERIFIED
+    assert finding.root_cause is not None and finding.root_cause.confidence == 0.1
