@@ -181,7 +181,10 @@ def test_a_trace_that_never_enters_the_repo_is_reported_as_not_located(tmp_path:
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "README.md").write_text("# nothing to map\n")
-    trace = 'Traceback (most recent call last):\n  File "/x/app.py", line 3, in main\n    f()\nValueError: bad\n'
+    trace = (
+        'Traceback (most recent call last):\n  File "/x/app.py", line 3, in main\n'
+        "    f()\nValueError: bad\n"
+    )
     outcome = diagnose(ReportIn(text=trace), Workspace(repo, home=tmp_path / "home"))
     finding = outcome.finding
     assert outcome.state is State.COMPLETE and finding is not None
