@@ -41,6 +41,8 @@ class ExplorerDeps:
     workspace: Workspace
     report: Report
     funnel: Funnel
+    on_tool: Callable[[str], None] | None = None
+    """Told of every tool call as it happens (`read_range src/app.py 8-9 → 281 chars`)."""
 
 
 def map_focus(report: Report) -> list[str]:
@@ -82,12 +84,21 @@ def trim_history(messages: list[ModelMessage]) -> list[ModelMessage]:
     return trimmed
 
 
-def _call(ctx: RunContext[ExplorerDeps], run: Callable[[], object]) -> str:
+def _call(ctx: RunContext[ExplorerDeps], what: str, run: Callable[[], object]) -> str:
+    """Run one tool: count it against the funnel, report it, turn its errors into retries."""
     ctx.deps.funnel.spend()
     try:
-        return str(run())
+        text = str(run())
     except ToolError as exc:
+        _tell(ctx, f"{ctx.tool_name} {what} → refused: {exc}")
         raise ModelRetry(str(exc)) from None
+    _tell(ctx, f"{ctx.tool_name} {what} → {len(text)} chars")
+    return text
+
+
+def _tell(ctx: RunContext[ExplorerDeps], event: str) -> None:
+    if ctx.deps.on_tool:
+        ctx.deps.on_tool(event)
 
 
 def explorer_agent() -> Agent[ExplorerDeps, str]:
@@ -119,7 +130,9 @@ def explorer_agent() -> Agent[ExplorerDeps, str]:
         """
         ws = ctx.deps.workspace
         return _call(
-            ctx, lambda: tools.grep(ws, pattern, path_glob=path_glob, fixed=fixed, context=context)
+            ctx,
+            repr(pattern),
+            lambda: tools.grep(ws, pattern, path_glob=path_glob, fixed=fixed, context=context),
         )
 
     @agent.tool
@@ -135,7 +148,11 @@ def explorer_agent() -> Agent[ExplorerDeps, str]:
         if funnel.stage is Stage.DEEP_DIVE and not _near_focus(ctx.deps, path):
             allowed = sorted(funnel.focused_paths())
             raise ModelRetry(f"in deep-dive only focused files and their neighbours: {allowed}")
-        return _call(ctx, lambda: tools.read_range(ctx.deps.workspace, path, start, end))
+        return _call(
+            ctx,
+            f"{path} {start}-{end}",
+            lambda: tools.read_range(ctx.deps.workspace, path, start, end),
+        )
 
     @agent.tool
     def list_dir(ctx: RunContext[ExplorerDeps], path: str = ".", depth: int = 1) -> str:
@@ -145,7 +162,7 @@ def explorer_agent() -> Agent[ExplorerDeps, str]:
             path: repo-relative folder
             depth: levels to show (1-4)
         """
-        return _call(ctx, lambda: tools.list_dir(ctx.deps.workspace, path, depth=depth))
+        return _call(ctx, path, lambda: tools.list_dir(ctx.deps.workspace, path, depth=depth))
 
     @agent.tool
     def find_symbol(ctx: RunContext[ExplorerDeps], name: str) -> str:
@@ -154,7 +171,7 @@ def explorer_agent() -> Agent[ExplorerDeps, str]:
         Args:
             name: the symbol
         """
-        return _call(ctx, lambda: tools.find_symbol(ctx.deps.workspace, name))
+        return _call(ctx, name, lambda: tools.find_symbol(ctx.deps.workspace, name))
 
     @agent.tool
     def focus(ctx: RunContext[ExplorerDeps], locations: list[str]) -> str:

@@ -7,6 +7,7 @@ Each stage has a call budget; when it is spent the funnel moves on by itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -41,6 +42,8 @@ class Funnel:
     calls: dict[Stage, int] = field(default_factory=lambda: dict.fromkeys(Stage, 0))
     focused: list[str] = field(default_factory=list)
     """`path:start-end` locations chosen by `focus`."""
+    listener: Callable[[Stage, str], None] | None = None
+    """Told of every stage change as it happens, with why (`focus`, `budget`, `conclude`)."""
 
     def allows(self, tool: str) -> bool:
         return tool in STAGE_TOOLS[self.stage]
@@ -49,16 +52,22 @@ class Funnel:
         """Count one tool call; move on when the stage's budget is spent."""
         self.calls[self.stage] += 1
         if self.stage is Stage.EXPLORE and self.calls[Stage.EXPLORE] >= self.explore_budget:
-            self.stage = Stage.DEEP_DIVE
+            self._move(Stage.DEEP_DIVE, "explore budget spent")
         elif self.stage is Stage.DEEP_DIVE and self.calls[Stage.DEEP_DIVE] >= self.deep_dive_budget:
-            self.stage = Stage.REPORT
+            self._move(Stage.REPORT, "deep-dive budget spent")
 
     def focus(self, locations: list[str]) -> None:
         self.focused = list(dict.fromkeys(locations))[:MAX_FOCUS]
-        self.stage = Stage.DEEP_DIVE
+        self._move(Stage.DEEP_DIVE, f"focus {', '.join(self.focused)}")
 
     def conclude(self) -> None:
-        self.stage = Stage.REPORT
+        self._move(Stage.REPORT, "conclude")
+
+    def _move(self, stage: Stage, why: str) -> None:
+        if stage is not self.stage:
+            self.stage = stage
+            if self.listener:
+                self.listener(stage, why)
 
     def focused_paths(self) -> set[str]:
         return {location.rsplit(":", 1)[0] for location in self.focused}

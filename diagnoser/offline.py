@@ -33,6 +33,7 @@ from repomap.focus import resolve_focus
 
 MODEL_NAME = "offline"
 MAX_LOCATIONS = 5
+FRAMES_PER_FILE = 2
 MAX_DEFINERS = 3
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -187,10 +188,18 @@ def _candidates(report: Report, workspace: Workspace) -> list[Candidate]:
     found = [*frames, *mentions]
     if len({c.path for c in found}) < MAX_LOCATIONS:
         found += _word_matches(report, workspace)
-    unique: dict[str, Candidate] = {}
+    chosen: list[Candidate] = []
+    per_file: Counter[str] = Counter()
     for candidate in sorted(found, key=lambda c: _is_test(c.path)):  # stable: order kept
-        unique.setdefault(candidate.path, candidate)
-    return list(unique.values())
+        # Frames are evidence, so two functions of one file may both be on the stack;
+        # weaker signals get one place per file.
+        limit = FRAMES_PER_FILE if candidate.source == "frame" else 1
+        if per_file[candidate.path] < limit and all(
+            (c.path, c.symbol) != (candidate.path, candidate.symbol) for c in chosen
+        ):
+            chosen.append(candidate)
+            per_file[candidate.path] += 1
+    return chosen
 
 
 def _by_support(candidates: list[Candidate]) -> list[Candidate]:

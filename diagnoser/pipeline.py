@@ -21,13 +21,6 @@ from pathlib import Path
 
 from pydantic_ai import Agent, AgentRunResult, ModelRetry, RunContext
 from pydantic_ai.exceptions import AgentRunError, UnexpectedModelBehavior
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    ToolCallPart,
-    ToolReturnPart,
-)
 from pydantic_ai.models import Model
 from pydantic_ai.usage import UsageLimits
 
@@ -178,13 +171,15 @@ def _investigate(
     """The explorer through the funnel: exploring → deep_dive → reporting."""
     chosen = offline_model(deps.report, deps.workspace) if model == MODEL_NAME else model
     run.move(State.EXPLORING, f"model {_name(model)}")
+    _listen(run, deps)
     try:
         result = asyncio.run(asyncio.wait_for(_explore(deps, chosen, deps.report), timeout))
     except TimeoutError:
         raise _Stopped(State.TIMED_OUT, f"no report within {timeout:g} s", "timed out") from None
     except (AgentRunError, UnexpectedModelBehavior) as exc:
         raise _Stopped(State.FAILED, f"the model run failed: {exc}", str(exc)) from None
-    _replay_tool_events(run, result.all_messages(), deps.funnel)
+    if run.state is not State.REPORTING:  # the model wrote without passing every stage
+        run.move(State.REPORTING, "report written")
     return result
 
 
@@ -241,26 +236,16 @@ def _agent_with_grounding_retries() -> Agent[ExplorerDeps, str]:
     return agent
 
 
-def _replay_tool_events(run: _Run, messages: list[ModelMessage], funnel: Funnel) -> None:
-    """Emit one event per tool call (name, arguments, characters returned), and the stage
-    moves the funnel made."""
-    sizes = {p.tool_call_id: len(str(p.content)) for m in messages if isinstance(m, ModelRequest)
-             for p in m.parts if isinstance(p, ToolReturnPart)}  # fmt: skip
-    for message in messages:
-        if not isinstance(message, ModelResponse):
-            continue
-        for part in message.parts:
-            if isinstance(part, ToolCallPart):
-                run.emit(run.state, f"tool {part.tool_name}({part.args_as_json_str()[:120]}) "
-                         f"→ {sizes.get(part.tool_call_id, 0)} chars")  # fmt: skip
-                if part.tool_name == "focus" and run.state is State.EXPLORING:
-                    run.move(State.DEEP_DIVE, "focus")
-                elif part.tool_name == "conclude" and run.state is State.DEEP_DIVE:
-                    run.move(State.REPORTING, "conclude")
-    if run.state is State.EXPLORING:
-        run.move(State.DEEP_DIVE if funnel.calls[Stage.DEEP_DIVE] else State.REPORTING, "budget")
-    if run.state is State.DEEP_DIVE:
-        run.move(State.REPORTING, "budget")
+def _listen(run: _Run, deps: ExplorerDeps) -> None:
+    """Pipeline states follow the funnel live; every tool call is an event as it happens."""
+    states = {Stage.DEEP_DIVE: State.DEEP_DIVE, Stage.REPORT: State.REPORTING}
+
+    def stage_changed(stage: Stage, why: str) -> None:
+        if states[stage] in TRANSITIONS[run.state]:
+            run.move(states[stage], why)
+
+    deps.funnel.listener = stage_changed
+    deps.on_tool = lambda detail: run.emit(run.state, f"tool {detail}")
 
 
 def _name(model: Model | str) -> str:
