@@ -13,7 +13,7 @@ from __future__ import annotations
 from diagnoser.errors import ConfigError, DiagnoserError, PathRefused, ToolError
 from diagnoser.finding import Finding, Status
 from diagnoser.intake import Report, ReportIn, build_report, from_payload
-from diagnoser.pipeline import Event, Outcome, State, diagnose
+from diagnoser.pipeline import Event, Outcome, State, diagnose, diagnose_async
 from diagnoser.settings import Settings
 from diagnoser.workspace import Workspace
 
@@ -33,5 +33,6 @@ __all__ = [
     "Workspace",
     "build_report",
     "diagnose",
+    "diagnose_async",
     "from_payload",
 ]

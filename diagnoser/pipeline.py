@@ -132,6 +132,25 @@ def diagnose(
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
     formatter: Model | str | None = None,
 ) -> Outcome:
+    """Run one diagnosis to a terminal state (blocking; see `diagnose_async`)."""
+    return asyncio.run(
+        diagnose_async(
+            report_in, workspace, model=model, traces=traces, sink=sink, timeout=timeout,
+            formatter=formatter,
+        )
+    )  # fmt: skip
+
+
+async def diagnose_async(
+    report_in: ReportIn,
+    workspace: Workspace,
+    *,
+    model: Model | str = MODEL_NAME,
+    traces: Sequence[Trace] = (),
+    sink: Sink | None = None,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    formatter: Model | str | None = None,
+) -> Outcome:
     """Run one diagnosis to a terminal state. `formatter` structures a report that drifted
     from the template (none: such a report fails the run)."""
     run = _Run(sink)
@@ -150,8 +169,8 @@ def diagnose(
     models = [_name(model)]
     deps = ExplorerDeps(workspace=workspace, report=report, funnel=Funnel())
     try:
-        result = _investigate(run, deps, model, timeout)
-        finding = _structure(run, result.output, kind, formatter, models)
+        result = await _investigate(run, deps, model, timeout)
+        finding = await _structure(run, result.output, kind, formatter, models)
     except _Stopped as stop:
         run.move(stop.state, stop.detail)
         return Outcome(run.state, None, report, stop.reason, run.events)
@@ -165,7 +184,7 @@ def diagnose(
     return Outcome(run.state, grounded, report, events=run.events)
 
 
-def _investigate(
+async def _investigate(
     run: _Run, deps: ExplorerDeps, model: Model | str, timeout: float
 ) -> AgentRunResult[str]:
     """The explorer through the funnel: exploring → deep_dive → reporting."""
@@ -173,7 +192,7 @@ def _investigate(
     run.move(State.EXPLORING, f"model {_name(model)}")
     _listen(run, deps)
     try:
-        result = asyncio.run(asyncio.wait_for(_explore(deps, chosen, deps.report), timeout))
+        result = await asyncio.wait_for(_explore(deps, chosen, deps.report), timeout)
     except TimeoutError:
         raise _Stopped(State.TIMED_OUT, f"no report within {timeout:g} s", "timed out") from None
     except (AgentRunError, UnexpectedModelBehavior) as exc:
@@ -183,7 +202,7 @@ def _investigate(
     return result
 
 
-def _structure(
+async def _structure(
     run: _Run, markdown: str, kind: Kind, formatter: Model | str | None, models: list[str]
 ) -> Finding:
     """Template → Finding for free; the formatter model when the report drifted."""
@@ -197,7 +216,7 @@ def _structure(
             ) from None
         run.emit(run.state, f"off template ({exc}); formatter model takes over")
     try:
-        finding = asyncio.run(format_report(markdown, kind=kind, model=formatter))
+        finding = await format_report(markdown, kind=kind, model=formatter)
     except (AgentRunError, UnexpectedModelBehavior) as failure:
         detail = f"the formatter could not structure the report: {failure}"
         raise _Stopped(State.FAILED, detail, str(failure)) from None

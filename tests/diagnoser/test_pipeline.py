@@ -14,7 +14,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from diagnoser.finding import Status
 from diagnoser.intake import ReportIn, from_payload
-from diagnoser.pipeline import Outcome, State, diagnose
+from diagnoser.pipeline import Outcome, State, diagnose, diagnose_async
 from diagnoser.workspace import Workspace
 from tests.conftest import FIXTURES
 
@@ -191,3 +191,11 @@ def test_a_trace_that_never_enters_the_repo_is_reported_as_not_located(tmp_path:
     assert finding.title == "Not located: ValueError: bad"
     assert finding.files == [] and finding.status is Status.UNVERIFIED
     assert finding.root_cause is not None and finding.root_cause.confidence == 0.1
+
+
+def test_diagnose_async_runs_inside_an_event_loop(workspace: Workspace) -> None:
+    async def from_a_server() -> Outcome:  # e.g. an async HTTP route
+        return await diagnose_async(ReportIn(text=TRACE), workspace)
+
+    outcome = asyncio.run(from_a_server())
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
