@@ -7,8 +7,11 @@ the original text, so a `Trace` can report exactly where it was found.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar
+
+from diagnoser.intake.report import Trace
 
 MAX_LINE = 2_000
 """Longer lines are never matched as frames or headers (keeps every regex cheap)."""
@@ -65,6 +68,33 @@ def split_lines(text: str) -> Lines:
         lines.append(Line(pos, end, body if len(body) <= MAX_LINE else ""))
         pos += len(raw)
     return tuple(lines)
+
+
+S = TypeVar("S", bound=Sequence[Any])
+"""The lines a family parser walks (`Lines`, or its own richer rows)."""
+
+
+def scan(lines: S, block_at: Callable[[S, int], tuple[list[Trace], int] | None]) -> list[Trace]:
+    """Every block in `lines`, in order: the loop each family parser shares. `block_at`
+    parses the block starting at line `i` (its traces and the next line index), or returns
+    None when no block starts there."""
+    traces: list[Trace] = []
+    i = 0
+    while i < len(lines):
+        found = block_at(lines, i)
+        if found is None:
+            i += 1
+            continue
+        block, next_i = found
+        traces.extend(block)
+        i = max(next_i, i + 1)  # always move on, whatever a parser returns
+    return traces
+
+
+def one(found: tuple[Trace | None, int]) -> tuple[list[Trace], int]:
+    """A single-trace block result in the shape `scan` expects."""
+    trace, end = found
+    return ([trace] if trace is not None else []), end
 
 
 def is_fence(text: str) -> bool:

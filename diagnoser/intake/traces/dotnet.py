@@ -17,6 +17,7 @@ from diagnoser.intake.traces._common import (
     Lines,
     is_fence,
     language_of,
+    scan,
     split_lines,
     split_qualified,
     to_int,
@@ -40,17 +41,7 @@ _GENERIC = re.compile(r"\[[^\]]*\]$")
 
 def parse(text: str) -> list[Trace]:
     """Every .NET exception (inner exceptions separately) in `text`."""
-    lines = split_lines(text)
-    traces: list[Trace] = []
-    i = 0
-    while i < len(lines):
-        found = _block(lines, i)
-        if found is None:
-            i += 1
-            continue
-        block, i = found
-        traces.extend(block)
-    return traces
+    return scan(split_lines(text), _block)
 
 
 def _chain(lines: Lines, i: int) -> tuple[list[tuple[TraceException, int]], int]:

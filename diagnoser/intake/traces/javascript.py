@@ -9,7 +9,14 @@ from __future__ import annotations
 import re
 
 from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
-from diagnoser.intake.traces._common import Lines, is_fence, split_lines, split_location
+from diagnoser.intake.traces._common import (
+    Lines,
+    is_fence,
+    one,
+    scan,
+    split_lines,
+    split_location,
+)
 
 LANGUAGE = "javascript"
 
@@ -24,18 +31,14 @@ _NON_FILE = ("<anonymous>", "native", "[native code]")
 
 def parse(text: str) -> list[Trace]:
     """Every V8 and Gecko/Safari stack in `text`."""
-    lines = split_lines(text)
-    traces: list[Trace] = []
-    i = 0
-    while i < len(lines):
-        kind = _kind(lines[i].text)
-        if kind is None:
-            i += 1
-            continue
-        trace, i = _block(lines, i, kind)
-        if trace is not None:
-            traces.append(trace)
-    return traces
+    return scan(split_lines(text), _block_at)
+
+
+def _block_at(lines: Lines, i: int) -> tuple[list[Trace], int] | None:
+    kind = _kind(lines[i].text)
+    if kind is None:
+        return None
+    return one(_block(lines, i, kind))
 
 
 def _kind(text: str) -> TraceFormat | None:

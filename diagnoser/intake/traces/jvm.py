@@ -15,6 +15,8 @@ from diagnoser.intake.traces._common import (
     Line,
     is_fence,
     language_of,
+    one,
+    scan,
     split_lines,
     split_qualified,
     to_int,
@@ -51,18 +53,12 @@ class _Content(NamedTuple):
 
 def parse(text: str) -> list[Trace]:
     """Every JVM exception (each `Caused by:` / `Suppressed:` separately) in `text`."""
-    contents = [_content(line) for line in split_lines(text)]
-    traces: list[Trace] = []
-    i = 0
-    while i < len(contents):
-        header = _HEADER.match(contents[i].text)
-        if header is None:
-            i += 1
-            continue
-        trace, i = _block(contents, i, header)
-        if trace is not None:
-            traces.append(trace)
-    return traces
+    return scan([_content(line) for line in split_lines(text)], _block_at)
+
+
+def _block_at(contents: list[_Content], i: int) -> tuple[list[Trace], int] | None:
+    header = _HEADER.match(contents[i].text)
+    return one(_block(contents, i, header)) if header is not None else None
 
 
 def _content(line: Line) -> _Content:

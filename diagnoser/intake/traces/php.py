@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
-from diagnoser.intake.traces._common import Lines, is_fence, split_lines, to_int
+from diagnoser.intake.traces._common import Lines, is_fence, one, scan, split_lines, to_int
 
 LANGUAGE = "php"
 STACK = "Stack trace:"
@@ -26,23 +26,20 @@ _CALL = re.compile(r"^(?P<func>[^(]*)")
 
 def parse(text: str) -> list[Trace]:
     """Every PHP exception with a `Stack trace:` (or a fatal `Uncaught`) in `text`."""
-    lines = split_lines(text)
-    traces: list[Trace] = []
-    i = 0
-    while i < len(lines):
-        text_i = lines[i].text
-        fatal = _FATAL.match(text_i)
-        has_stack = i + 1 < len(lines) and lines[i + 1].text.strip() == STACK
-        plain = _PLAIN.match(text_i) if has_stack and fatal is None else None
-        head = fatal or (plain if has_stack else None)
-        parsed = _header(head.group("rest")) if head is not None else None
-        if parsed is None:
-            i += 1
-            continue
-        exc, thrown = parsed
-        trace, i = _block(lines, i, exc, thrown)
-        traces.append(trace)
-    return traces
+    return scan(split_lines(text), _block_at)
+
+
+def _block_at(lines: Lines, i: int) -> tuple[list[Trace], int] | None:
+    text_i = lines[i].text
+    fatal = _FATAL.match(text_i)
+    has_stack = i + 1 < len(lines) and lines[i + 1].text.strip() == STACK
+    plain = _PLAIN.match(text_i) if has_stack and fatal is None else None
+    head = fatal or (plain if has_stack else None)
+    parsed = _header(head.group("rest")) if head is not None else None
+    if parsed is None:
+        return None
+    exc, thrown = parsed
+    return one(_block(lines, i, exc, thrown))
 
 
 def _header(rest: str) -> tuple[TraceException, Frame] | None:

@@ -13,6 +13,8 @@ from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, Tr
 from diagnoser.intake.traces._common import (
     Lines,
     is_fence,
+    one,
+    scan,
     split_lines,
     split_location,
     to_int,
@@ -40,25 +42,18 @@ _DEF = re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>\w+)")
 
 def parse(text: str) -> list[Trace]:
     """Every Python traceback (CPython, IPython, pytest) in `text`."""
-    lines = split_lines(text)
-    traces: list[Trace] = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        found: tuple[Trace | None, int] | None = None
-        if HEADER in line.text:
-            found = _cpython(lines, i)
-        elif _IPY_HEADER.match(line.text):
-            found = _ipython(lines, i)
-        elif _pytest_location(line.text) is not None:
-            found = _pytest(lines, i)
-        if found is None:
-            i += 1
-            continue
-        trace, i = found
-        if trace is not None:
-            traces.append(trace)
-    return traces
+    return scan(split_lines(text), _block_at)
+
+
+def _block_at(lines: Lines, i: int) -> tuple[list[Trace], int] | None:
+    text = lines[i].text
+    if HEADER in text:
+        return one(_cpython(lines, i))
+    if _IPY_HEADER.match(text):
+        return one(_ipython(lines, i))
+    if _pytest_location(text) is not None:
+        return one(_pytest(lines, i))
+    return None
 
 
 def _frame(file: str | None, line: int | None, function: str | None) -> Frame:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
-from diagnoser.intake.traces._common import Lines, is_fence, split_lines, to_int
+from diagnoser.intake.traces._common import Lines, is_fence, scan, split_lines, to_int
 
 LANGUAGE = "ruby"
 MAX_SNIPPET = 6
@@ -27,30 +27,27 @@ _BLOCK = re.compile(r"^(?P<prefix>(?:block(?: \(\d+ levels\))?|rescue|ensure) in
 
 def parse(text: str) -> list[Trace]:
     """Every Ruby backtrace in `text`."""
-    lines = split_lines(text)
-    traces: list[Trace] = []
-    i = 0
-    while i < len(lines):
-        m = _FIRST.match(lines[i].text)
-        exc = _exception(m.group("rest")) if m is not None else None
-        if m is None or exc is None:
-            i += 1
-            continue
-        frames = [_frame(m)]
-        end = lines[i].end
-        j = _skip_snippet(lines, i + 1)
-        while j < len(lines):
-            text = lines[j].text
-            step = _FROM.match(text)
-            if step is not None:
-                frames.append(_frame(step))
-            elif not (is_fence(text) or _LEVELS.match(text)):
-                break
-            end = lines[j].end
-            j += 1
-        traces.append(_trace(frames, exc, lines[i].start, end))
-        i = max(j, i + 1)
-    return traces
+    return scan(split_lines(text), _block_at)
+
+
+def _block_at(lines: Lines, i: int) -> tuple[list[Trace], int] | None:
+    m = _FIRST.match(lines[i].text)
+    exc = _exception(m.group("rest")) if m is not None else None
+    if m is None or exc is None:
+        return None
+    frames = [_frame(m)]
+    end = lines[i].end
+    j = _skip_snippet(lines, i + 1)
+    while j < len(lines):
+        text = lines[j].text
+        step = _FROM.match(text)
+        if step is not None:
+            frames.append(_frame(step))
+        elif not (is_fence(text) or _LEVELS.match(text)):
+            break
+        end = lines[j].end
+        j += 1
+    return [_trace(frames, exc, lines[i].start, end)], j
 
 
 def _trace(frames: list[Frame], exc: TraceException, start: int, end: int) -> Trace:

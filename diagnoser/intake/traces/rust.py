@@ -14,6 +14,8 @@ from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, Tr
 from diagnoser.intake.traces._common import (
     Lines,
     is_fence,
+    one,
+    scan,
     split_lines,
     split_location,
     split_qualified,
@@ -32,17 +34,14 @@ _HASH = re.compile(r"::h[0-9a-f]{16}$")
 
 def parse(text: str) -> list[Trace]:
     """Every Rust panic in `text`."""
-    lines = split_lines(text)
-    traces: list[Trace] = []
-    i = 0
-    while i < len(lines):
-        m = _HEAD.match(lines[i].text)
-        if m is None:
-            i += 1
-            continue
-        trace, i = _panic(lines, i, m.group("rest").strip())
-        traces.append(trace)
-    return traces
+    return scan(split_lines(text), _block_at)
+
+
+def _block_at(lines: Lines, i: int) -> tuple[list[Trace], int] | None:
+    m = _HEAD.match(lines[i].text)
+    if m is None:
+        return None
+    return one(_panic(lines, i, m.group("rest").strip()))
 
 
 def _panic(lines: Lines, i: int, rest: str) -> tuple[Trace, int]:
