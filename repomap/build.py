@@ -18,6 +18,8 @@ from pathlib import Path
 from repomap import cache
 from repomap.constants import (
     BINARY_SNIFF_BYTES,
+    GENERATED_MARKERS,
+    GENERATED_SNIFF_BYTES,
     MAX_FILE_BYTES,
     MAX_LINE_CHARS,
     MIN_FILES_FOR_POOL,
@@ -176,6 +178,9 @@ def tag_file(root: Path, entry: FileEntry) -> cache.CachedFile:
     digest = cache.content_digest(data)
     if b"\0" in data[:BINARY_SNIFF_BYTES]:
         return skipped("binary content", digest)
+    head = data[:GENERATED_SNIFF_BYTES]
+    if any(marker in head for marker in GENERATED_MARKERS):
+        return skipped("generated code (its header says so)", digest)
     if _longest_line(data) > MAX_LINE_CHARS:
         return skipped(f"a line over {MAX_LINE_CHARS} characters (minified or generated)", digest)
     notes: list[str] = []

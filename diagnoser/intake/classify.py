@@ -18,6 +18,8 @@ TRACE_WEIGHT = 5.0
 PHRASE_WEIGHT = 1.5
 RATING_WEIGHT = 1.2
 QUESTION_WEIGHT = 1.0
+EXCEPTION_WEIGHT = 3.0
+"""An exception's name in the text (`IndexError: …` without a whole trace): a crash."""
 MIN_WORDS_FOR_SIGNAL = 3
 """Shorter texts with no other signal are noise ("ok", "👍", "test")."""
 
@@ -32,7 +34,8 @@ PHRASES: dict[Kind, tuple[str, ...]] = {
     Kind.BUG: (
         "bug", "broken", "doesn't work", "does not work", "not working", "won't", "can't",
         "cannot", "fails", "failed", "error", "wrong", "incorrect", "lost my", "disappeared",
-        "missing", "freezes", "freeze", "frozen", "hangs", "stuck", "not responding",
+        "missing", "deprecated", "fix", "freezes", "freeze", "frozen", "hangs", "stuck",
+        "not responding",
         "no funciona", "funktioniert nicht", "ne marche pas", "ne fonctionne pas",
         "non funziona", "não funciona", "не работает", "動かない", "不能用", "无法",
     ),
@@ -59,6 +62,7 @@ PHRASES: dict[Kind, tuple[str, ...]] = {
 }  # fmt: skip
 
 _WORDS = re.compile(r"\w+", re.UNICODE)
+_EXCEPTION_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b")
 
 
 def _phrase_pattern(phrase: str) -> re.Pattern[str]:
@@ -85,6 +89,10 @@ def classify(
     if traces:
         scores[Kind.CRASH] += TRACE_WEIGHT
         signals.extend(f"trace:{f}" for f in dict.fromkeys(t.format.value for t in traces))
+    named = _EXCEPTION_NAME.search(f"{title or ''}\n{text}")
+    if named and not traces:
+        scores[Kind.CRASH] += EXCEPTION_WEIGHT
+        signals.append(f"exception-name:{named.group(0)}")
     for kind, patterns in _PATTERNS.items():
         for phrase, pattern in patterns:
             if pattern.search(body):

@@ -47,6 +47,18 @@ def test_signals_explain_and_actionable_is_derived() -> None:
     assert classify("crash on save").actionable
 
 
+def test_an_exception_name_without_a_trace_is_a_crash() -> None:
+    text = 'Fix "string index out of range" when null.\nIndexError: string index out of range'
+    verdict = classify(text + "\nI can attach the fix here, or open a pull request?")
+    assert verdict.kind is Kind.CRASH and "exception-name:IndexError" in verdict.signals
+    assert "exception-name:IndexError" not in classify(text, traces=[TRACE]).signals
+
+
+def test_deprecated_usage_is_a_bug_not_a_feature_request() -> None:
+    text = 'The MySQL backend uses deprecated "db" kwargs; support for them will be removed.'
+    assert classify(text).kind is Kind.BUG
+
+
 def test_phrases_match_whole_words_only() -> None:
     verdict = classify("Excellent notes app, it flags nothing wrongly", rating=5)
     assert "phrase:lent" not in verdict.signals and "phrase:lag" not in verdict.signals

@@ -1,0 +1,322 @@
+"""Where to look, best first: the places a report points at in the repository.
+
+Deterministic and model-free; the offline investigator reads these in order, and any
+model can be given them as a starting point. Signals, strongest first:
+
+- **Frames**: the in-app frames of the trace, innermost first — except that frames in
+  shared utility modules (`utils`, `helpers`, `common`, `compat`, `_api`) go after the
+  others (a helper that checked its input and raised is rarely where the fix goes; its
+  caller passed the bad value), and a frame file the headline points at moves up.
+- **Relevance** of every other file, a weighted sum of: BM25 of the whole report against
+  what each file defines and uses (`repomap.terms`), BM25 of the headline alone (the
+  title, or the first line: a person's one-line summary names the broken part more
+  often than the details do), files the report names by path or module, and definitions
+  of names it mentions that few files define.
+- A null dereference (`'NoneType' object has no attribute 'email'`, `reading 'title'`)
+  of a value that arrived as an argument puts the caller's frame first: that is where
+  the missing value came from.
+- Test files, examples, docs and build scripts come after everything else: fixes rarely
+  land there.
+
+The weights were chosen on the developer benchmark (bench/localize_bench.py) where
+accuracy is flat around them; docs/benchmarks.md has the numbers.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from enum import StrEnum
+
+from diagnoser.errors import ToolError
+from diagnoser.intake.report import MappedFrame, Report
+from diagnoser.workspace import Workspace
+from repomap import Definition, Repository, SymbolIndex
+from repomap.focus import resolve_focus
+from repomap.terms import TermIndex, terms, words
+
+MAX_CANDIDATES = 5
+FRAMES_PER_FILE = 2
+"""Two functions of one file may both be on the stack; other signals give one place."""
+MAX_DEFINERS = 3
+"""A mentioned name defined in more files than this is too common to point anywhere."""
+CONTEXT_LINES = 12
+"""Lines around a frame line worth reading when its definition is long."""
+MAX_HEADLINE_CHARS = 200
+
+FRAME_DECAY = 0.5
+"""A frame's prior is 1 / (1 + depth) ** FRAME_DECAY, depth 0 = innermost in-app file."""
+UTILITY_PENALTY = 1.0
+"""Subtracted from a utility module's frame prior (≥ any prior: after the other frames)."""
+FRAME_HEADLINE_WEIGHT = 1.5
+"""How far the headline's relevance lifts a frame file."""
+TEXT_WEIGHT = 1.0
+HEADLINE_WEIGHT = 0.7
+NAMED_FILE_WEIGHT = 0.6
+NAMED_DEFINITION_WEIGHT = 0.2
+"""Shared among the files defining the name."""
+
+_UTILITY = re.compile(r"(?:^|/)(?:utils?|helpers?|common|compat|_api)(?:/|\.[A-Za-z]+$)")
+_AUXILIARY = re.compile(
+    r"^(?:examples?|docs?|benchmarks?|tutorials?|galleries|demos?|scripts?)/"
+    r"|(?:^|/)(?:setup|conftest)\.py$"
+)
+"""Top-level folders only: `com/demo/notes/` is a package, not a demo."""
+SIGNATURE_LINES = 8
+"""How many lines a signature may span when looking for a parameter."""
+_NULL_MEMBER = (
+    re.compile(r"(?:NoneType|null|undefined|nil)\b.{0,40}?(?:attribute|reading|method|property)"
+               r"\s*['\"`]?(\w+)"),
+    re.compile(r"(?:property|method|member)\s*['\"`](\w+)['\"`]? (?:of|for|on) "
+               r"(?:undefined|null|nil)"),
+)  # fmt: skip
+_TERM_INDEXES: weakref.WeakKeyDictionary[Repository, TermIndex] = weakref.WeakKeyDictionary()
+
+
+class Source(StrEnum):
+    FRAME = "frame"
+    MENTION = "mention"
+    """The report names the file or a definition in it."""
+    WORDS = "words"
+    """Only the report's words match: context, never called the fault."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    path: str
+    line: int
+    """The line that matters: the frame's line, or the definition's signature line."""
+    start: int
+    end: int
+    """Lines worth reading around `line`, inside its definition."""
+    symbol: str | None
+    source: Source
+
+
+def rank_candidates(report: Report, workspace: Workspace) -> list[Candidate]:
+    """Up to MAX_CANDIDATES places to look, best first."""
+    repository = workspace.repository
+    index = repository.index
+    frames = _frame_candidates(report, index)
+    relevance = _relevance(report, repository)
+    frame_order = _frame_file_order([c.path for c in frames], relevance.headline)
+    innermost = frames[:2]
+    frames.sort(key=lambda c: frame_order[c.path])
+    if (
+        len(innermost) == 2
+        and frames[0] == innermost[0]
+        and _null_argument(report, innermost[0], workspace)
+    ):
+        frames.remove(innermost[1])
+        frames.insert(0, innermost[1])
+    framed = {c.path for c in frames}
+    others = sorted(
+        (p for p in relevance.total if p not in framed), key=lambda p: -relevance.total[p]
+    )
+    ranked = [
+        *frames,
+        *(_place(path, report, relevance, index) for path in others[: MAX_CANDIDATES * 2]),
+    ]
+    ranked.sort(key=lambda c: is_peripheral(c.path))  # stable: order kept within each group
+    return ranked[:MAX_CANDIDATES]
+
+
+def is_test(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return (
+        name.startswith("test")
+        or name.endswith(("_test.py", "_tests.py", ".test.js", ".spec.js", "Test.java", "Test.kt"))
+        or any(part in f"/{path}" for part in ("/tests/", "/test/", "/__tests__/"))
+    )
+
+
+def is_peripheral(path: str) -> bool:
+    """Tests, examples, docs and build scripts: where fixes rarely land."""
+    return is_test(path) or bool(_AUXILIARY.search(path))
+
+
+def is_utility(path: str) -> bool:
+    return bool(_UTILITY.search(path))
+
+
+def headline(report: Report) -> str:
+    """The report's one-line summary in a person's words: its title, else its first
+    non-empty line — empty when that line is only the exception (a crash reporter's
+    title), which the trace already says better."""
+    line = report.title or next((ln for ln in report.text.splitlines() if ln.strip()), "")
+    line = line.strip()[:MAX_HEADLINE_CHARS]
+    exception = report.exception
+    if exception and exception.type:
+        named = line.split(":", 1)[0].rsplit(".", 1)[-1].strip()
+        if named == exception.type.rsplit(".", 1)[-1] or line == (exception.message or "").strip():
+            return ""
+    return line
+
+
+def term_index(repository: Repository) -> TermIndex:
+    """The repository's BM25 index over non-test files, built once per Repository."""
+    found = _TERM_INDEXES.get(repository)
+    if found is None:
+        found = TermIndex.build(repository.tags, keep=lambda path: not is_test(path))
+        _TERM_INDEXES[repository] = found
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Relevance:
+    total: dict[str, float]
+    headline: dict[str, float]
+    """BM25 of the headline, normalised to the best file (1.0)."""
+    named: dict[str, Definition]
+    """File → the first definition in it of a name the report mentions."""
+
+
+def _relevance(report: Report, repository: Repository) -> _Relevance:
+    index = term_index(repository)
+    text = _normalised(index.scores(terms(f"{report.title or ''}\n{report.text}")))
+    title = _normalised(index.scores(terms(headline(report))))
+    total: defaultdict[str, float] = defaultdict(float)
+    for path, score in text.items():
+        total[path] += TEXT_WEIGHT * score
+    for path, score in title.items():
+        total[path] += HEADLINE_WEIGHT * score
+    named: dict[str, Definition] = {}
+    for path, definition in _named_files(report, repository.index):
+        total[path] += NAMED_FILE_WEIGHT
+        named.setdefault(path, definition)
+    for definitions in _named_definitions(report, repository.index):
+        for path, definition in definitions:
+            total[path] += NAMED_DEFINITION_WEIGHT / len(definitions)
+            named.setdefault(path, definition)
+    return _Relevance(dict(total), title, named)
+
+
+def _normalised(scores: dict[str, float]) -> dict[str, float]:
+    best = max(scores.values(), default=0.0)
+    return {path: score / best for path, score in scores.items()} if best > 0 else {}
+
+
+def _named_files(report: Report, index: SymbolIndex) -> list[tuple[str, Definition]]:
+    """Files the report names by path or dotted module, each at the first definition in it
+    the report also names (else its first definition)."""
+    names = set(report.mentioned.identifiers)
+    wanted = [
+        *report.mentioned.files,
+        *(m.replace(".", "/") + ".py" for m in report.mentioned.modules),
+    ]
+    found = []
+    for path in resolve_focus(wanted, index.files).files:
+        definitions = index.definitions_in(path)
+        named = [d for d in definitions if d.name in names] or list(definitions[:1])
+        if named:
+            found.append((path, named[0]))
+    return found
+
+
+def _named_definitions(report: Report, index: SymbolIndex) -> list[list[tuple[str, Definition]]]:
+    """Per mentioned name defined in at most MAX_DEFINERS files: (file, definition) pairs."""
+    found = []
+    for name in report.mentioned.identifiers:
+        lookup = index.find(name)
+        if lookup.how.value not in ("exact", "qualified"):
+            continue
+        by_file: dict[str, Definition] = {}
+        for symbol in lookup.matches:
+            by_file.setdefault(symbol.path, symbol.definition)
+        if 0 < len(by_file) <= MAX_DEFINERS:
+            found.append(list(by_file.items()))
+    return found
+
+
+def _frame_file_order(paths: list[str], headline: dict[str, float]) -> dict[str, int]:
+    """Frame files (innermost first) → their rank: depth prior, utility modules after the
+    rest, lifted by the headline's relevance."""
+    files = list(dict.fromkeys(paths))
+    prior = {
+        path: 1 / (1 + depth) ** FRAME_DECAY
+        - UTILITY_PENALTY * is_utility(path)
+        + FRAME_HEADLINE_WEIGHT * headline.get(path, 0.0)
+        for depth, path in enumerate(files)
+    }
+    return {path: rank for rank, path in enumerate(sorted(files, key=lambda p: -prior[p]))}
+
+
+def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:
+    """In-app frames innermost first, at most FRAMES_PER_FILE per file, no place twice."""
+    found: list[Candidate] = []
+    per_file: Counter[str] = Counter()
+    for mapped in reversed(report.frames):
+        candidate = _at_frame(mapped, index)
+        if candidate is None or per_file[candidate.path] >= FRAMES_PER_FILE:
+            continue
+        if all((c.path, c.symbol) != (candidate.path, candidate.symbol) for c in found):
+            found.append(candidate)
+            per_file[candidate.path] += 1
+    return found
+
+
+def _at_frame(mapped: MappedFrame, index: SymbolIndex) -> Candidate | None:
+    """The frame's place. When the code has moved since the trace was taken (the enclosing
+    definition at that line has another name), the definition the frame names wins."""
+    path, line = mapped.repo_path, mapped.frame.line
+    if not (mapped.in_app and path and line):
+        return None
+    definition = index.enclosing(path, line)
+    named = (mapped.frame.function or "").rsplit(".", 1)[-1]
+    if named and (definition is None or definition.name != named):
+        moved = [d for d in index.definitions_in(path) if d.name == named]
+        if len(moved) == 1:
+            return _span(path, moved[0], moved[0].line, Source.FRAME)
+    if definition is None:
+        start = max(1, line - CONTEXT_LINES)
+        return Candidate(path, line, start, line + CONTEXT_LINES, None, Source.FRAME)
+    return _span(path, definition, line, Source.FRAME)
+
+
+def _null_argument(report: Report, frame: Candidate, workspace: Workspace) -> bool:
+    """Whether the trace is a null dereference at `frame` of a value its function received
+    as a parameter (`share.recipient.email` inside `def share_created(self, share, …)`)."""
+    message = report.exception.message if report.exception else None
+    member = next((m.group(1) for p in _NULL_MEMBER if (m := p.search(message or ""))), None)
+    if member is None:
+        return False
+    try:
+        lines = workspace.read_text_lines(frame.path)[1]
+    except ToolError:
+        return False
+    if not 0 < frame.line <= len(lines):
+        return False
+    used = re.search(
+        rf"([A-Za-z_$][\w$]*)(?:\??\.[\w$]+)*\??\.{re.escape(member)}\b", lines[frame.line - 1]
+    )
+    definition = workspace.repository.index.enclosing(frame.path, frame.line)
+    if used is None or definition is None or used.group(1) in ("self", "this", "cls"):
+        return False
+    signature = []
+    for text in lines[definition.line - 1 : definition.line - 1 + SIGNATURE_LINES]:
+        signature.append(text)
+        if text.rstrip().endswith((":", "{", "=>")):
+            break
+    return re.search(rf"\b{re.escape(used.group(1))}\b", "\n".join(signature)) is not None
+
+
+def _place(path: str, report: Report, relevance: _Relevance, index: SymbolIndex) -> Candidate:
+    """A relevant file at the definition the report names, else at the one whose name
+    shares most of the report's words."""
+    named = relevance.named.get(path)
+    if named is not None:
+        return _span(path, named, named.line, Source.MENTION)
+    query = Counter(words(f"{headline(report)}\n{report.text}"))
+    definitions = index.definitions_in(path)
+    if not definitions:
+        return Candidate(path, 1, 1, CONTEXT_LINES, None, Source.WORDS)
+    best = max(definitions, key=lambda d: (sum(query[w] for w in words(d.name)), -d.line))
+    return _span(path, best, best.line, Source.WORDS)
+
+
+def _span(path: str, definition: Definition, line: int, source: Source) -> Candidate:
+    start = max(definition.start_line, line - CONTEXT_LINES)
+    end = min(definition.end_line, line + CONTEXT_LINES)
+    return Candidate(path, line, start, max(end, line), definition.qualified, source)

@@ -1,0 +1,100 @@
+"""`TermIndex`: BM25 over what each file names — a text search that needs no file reads.
+
+A file's document is built from its tags: the words of every definition name (twice: a
+file is about what it defines), of every identifier it uses (once per identifier), and
+of its path (PATH_WEIGHT times). Words are identifiers split at case changes and
+underscores (`get_queryset` → get, queryset); compound identifiers are also kept whole
+(`get_queryset`), so a report that names one exactly matches its users strongly.
+
+    index = TermIndex.build(repository.tags, keep=lambda path: "tests/" not in path)
+    index.scores(terms("QuerySet.only() crashes after select_related()"))
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+
+from repomap.tags import FileTags
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+DEFINITION_WEIGHT = 2
+"""A definition's name counts this many times; a use counts once."""
+PATH_WEIGHT = 3
+"""A word of the file's path counts this many times."""
+MIN_WORD = 3
+"""Shorter words (`id`, `of`, `to`) say nothing."""
+MIN_COMPOUND = 4
+"""Shorter compound identifiers are not kept whole."""
+_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\d+")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_COMPOUND = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]")
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words of `text`, identifiers split at case changes and underscores."""
+    return [w.lower() for w in _WORD.findall(text) if len(w) >= MIN_WORD]
+
+
+def terms(text: str) -> list[str]:
+    """The BM25 terms of `text`: its words, then its compound identifiers whole."""
+    compounds = (i for i in _IDENTIFIER.findall(text) if len(i) >= MIN_COMPOUND)
+    return words(text) + [i.lower() for i in compounds if _COMPOUND.search(i)]
+
+
+@functools.lru_cache(maxsize=65536)
+def _name_terms(name: str) -> tuple[str, ...]:
+    return tuple(terms(name))
+
+
+def file_terms(path: str, tags: FileTags) -> Counter[str]:
+    """One file's document: what it defines, what it uses, where it lives."""
+    document: Counter[str] = Counter()
+    for definition in tags.definitions:
+        for term in _name_terms(definition.name):
+            document[term] += DEFINITION_WEIGHT
+    for name in tags.references:
+        document.update(_name_terms(name))
+    for word in words(path):
+        document[word] += PATH_WEIGHT
+    return document
+
+
+class TermIndex:
+    """Inverted index of file documents, scored with Okapi BM25."""
+
+    def __init__(self, documents: Mapping[str, Counter[str]]) -> None:
+        self._postings: dict[str, dict[str, int]] = {}
+        self._lengths = {path: sum(document.values()) for path, document in documents.items()}
+        for path, document in documents.items():
+            for term, count in document.items():
+                self._postings.setdefault(term, {})[path] = count
+        self._average = sum(self._lengths.values()) / max(len(self._lengths), 1)
+
+    @classmethod
+    def build(
+        cls, tags: Mapping[str, FileTags], *, keep: Callable[[str], bool] = lambda _: True
+    ) -> TermIndex:
+        """Index every file of `tags` that `keep` accepts."""
+        return cls({path: file_terms(path, tags[path]) for path in tags if keep(path)})
+
+    def __len__(self) -> int:
+        return len(self._lengths)
+
+    def scores(self, query: Iterable[str]) -> dict[str, float]:
+        """BM25 score of every file sharing a term with `query` (each term counted once)."""
+        total = len(self._lengths)
+        found: dict[str, float] = {}
+        for term in set(query):
+            postings = self._postings.get(term)
+            if not postings:
+                continue
+            idf = math.log(1 + (total - len(postings) + 0.5) / (len(postings) + 0.5))
+            for path, count in postings.items():
+                norm = BM25_K1 * (1 - BM25_B + BM25_B * self._lengths[path] / self._average)
+                found[path] = found.get(path, 0.0) + idf * count * (BM25_K1 + 1) / (count + norm)
+        return found
