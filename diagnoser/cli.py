@@ -3,7 +3,7 @@
     diagnoser diagnose [--repo PATH] [REPORT_FILE | -] [--format json|markdown|sarif]
                        [--model offline] [--formatter-model MODEL] [--provider sentry|github|…]
     diagnoser repomap PATH [--tokens N] [--focus …]
-    diagnoser doctor
+    diagnoser doctor [--model MODEL] [--formatter-model MODEL]
 
 The Finding goes to stdout; progress (one line per pipeline event) to stderr.
 Exit codes: 0 a Finding was produced (complete or not actionable); 1 the diagnosis
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from diagnoser.doctor import run_checks
 from diagnoser.errors import DiagnoserError
 from diagnoser.intake import IntakeError, ReportIn, Trace, from_payload
 from diagnoser.offline import MODEL_NAME
@@ -58,7 +59,11 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
     repomap = commands.add_parser("repomap", help="print the repo map (same as python -m repomap)")
     repomap.add_argument("args", nargs=argparse.REMAINDER)
-    commands.add_parser("doctor", help="check grammars, cache dir and model set-up")
+    check = commands.add_parser(
+        "doctor", help="check grammars, data dir, models (resolve and reach) and the demo repo"
+    )
+    check.add_argument("--model", default=MODEL_NAME, help="the model to check")
+    check.add_argument("--formatter-model", help="a formatter model to check too")
     return cli
 
 
@@ -69,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return repomap_main(args.args)
     if args.command == "doctor":
-        return doctor()
+        return run_doctor(args)
     return run_diagnose(args)
 
 
@@ -126,34 +131,13 @@ def _report(text: str, provider: str | None) -> tuple[ReportIn, tuple[Trace, ...
     return intakes[0].report, intakes[0].traces
 
 
-def doctor() -> int:
-    """Check what a diagnosis needs; one line per check, exit 1 if any fails."""
-    from repomap import data_home  # noqa: PLC0415
-    from repomap.languages import LANGUAGES, parser_for, query_for  # noqa: PLC0415
-
-    checks: list[tuple[str, bool, str]] = []
-    broken = []
-    for language in sorted(LANGUAGES):
-        try:
-            parser_for(language)
-            query_for(language)
-        except Exception as exc:  # report every grammar problem, never crash the doctor
-            broken.append(f"{language}: {exc}")
-    checks.append(("grammars", not broken, "; ".join(broken) or f"{len(LANGUAGES)} languages load"))
-    home = data_home()
-    try:
-        home.mkdir(parents=True, exist_ok=True)
-        probe = home / ".doctor"
-        probe.write_text("ok")
-        probe.unlink()
-        checks.append(("data directory", True, str(home)))
-    except OSError as exc:
-        checks.append(("data directory", False, f"{home}: {exc.strerror}"))
-    checks.append(("model", True, f"'{MODEL_NAME}' (embedded, no key needed)"))
-    checks.append(("demo repository", DEFAULT_REPO.is_dir(), str(DEFAULT_REPO)))
-    for name, passed, detail in checks:
-        print(f"{'ok ' if passed else 'FAIL'} {name}: {detail}")
-    return EXIT_OK if all(passed for _, passed, _ in checks) else EXIT_FAILED
+def run_doctor(args: argparse.Namespace) -> int:
+    """One line per check; exit 1 if any fails."""
+    models = {"model": args.model, "formatter model": args.formatter_model}
+    checks = run_checks(models=models, demo_repo=DEFAULT_REPO)
+    for check in checks:
+        print(f"{'ok ' if check.passed else 'FAIL'} {check.name}: {check.detail}")
+    return EXIT_OK if all(check.passed for check in checks) else EXIT_FAILED
 
 
 def _progress(event: Event) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnoser.cli import EXIT_OK, EXIT_USAGE, main
+from diagnoser.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 from diagnoser.finding import Finding
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
@@ -81,6 +81,9 @@ def test_bad_input_exits_2_with_a_message(
 def test_doctor_and_repomap(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "doctor")
     assert code == EXIT_OK and "ok  grammars: 14 languages load" in out
+    assert "ok  model: 'offline'" in out
+    code, out, _ = run(capsys, "doctor", "--formatter-model", "nosuch:model")
+    assert code == EXIT_FAILED and "FAIL formatter model: 'nosuch:model' does not resolve" in out
     code, out, _ = run(capsys, "repomap", str(SAMPLES / "demo_app"), "--tokens", "200")
     assert code == EXIT_OK and "backend/notes/" in out
 

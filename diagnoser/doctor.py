@@ -1,0 +1,97 @@
+"""`diagnoser doctor`: is this machine set up to diagnose? One `Check` per need.
+
+Grammars load, the data directory is writable, the demo repository is there, and each
+configured model resolves — and, when it talks to a server, the server answers. Nothing
+here raises: a broken set-up is a failed check with a message that says what to fix.
+"""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic_ai.models import infer_model
+
+from diagnoser.offline import MODEL_NAME
+from repomap import data_home
+from repomap.languages import LANGUAGES, parser_for, query_for
+
+PROBE_TIMEOUT_SECONDS = 5.0
+PROBE_FILE = ".doctor"
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    passed: bool
+    detail: str
+
+
+def run_checks(*, models: dict[str, str | None], demo_repo: Path) -> list[Check]:
+    """Every check, in order; `models` maps a role (model, formatter model) to its string."""
+    checks = [check_grammars(), check_data_directory(data_home())]
+    checks += [check_model(role, model) for role, model in models.items() if model]
+    checks.append(Check("demo repository", demo_repo.is_dir(), str(demo_repo)))
+    return checks
+
+
+def check_grammars() -> Check:
+    broken = []
+    for language in sorted(LANGUAGES):
+        try:
+            parser_for(language)
+            query_for(language)
+        except Exception as exc:  # report every grammar problem, never crash the doctor
+            broken.append(f"{language}: {exc}")
+    return Check("grammars", not broken, "; ".join(broken) or f"{len(LANGUAGES)} languages load")
+
+
+def check_data_directory(home: Path) -> Check:
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        probe = home / PROBE_FILE
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        return Check("data directory", False, f"{home}: {exc.strerror} (set DIAGNOSER_HOME)")
+    return Check("data directory", True, str(home))
+
+
+def check_model(role: str, model: str) -> Check:
+    """The model string resolves to a PydanticAI model (provider package installed, key
+    set), and its endpoint answers when it has one."""
+    if model == MODEL_NAME:
+        return Check(role, True, f"'{MODEL_NAME}' (embedded, no key needed)")
+    try:
+        resolved = infer_model(model)
+    except Exception as exc:  # missing provider package, unknown provider, missing key
+        return Check(role, False, f"{model!r} does not resolve: {exc}")
+    base_url = resolved.base_url
+    if not base_url:
+        return Check(role, True, f"{model!r} resolves (no network endpoint)")
+    key = getattr(getattr(resolved, "client", None), "api_key", None)
+    reachable, answer = probe(base_url, key=key if isinstance(key, str) else None)
+    return Check(role, reachable, f"{model!r} at {base_url}: {answer}")
+
+
+def probe(
+    base_url: str, *, key: str | None = None, timeout: float = PROBE_TIMEOUT_SECONDS
+) -> tuple[bool, str]:
+    """GET the endpoint's model list (`/models`), with the key when there is one. Any
+    HTTP answer means the server is reachable; 401/403 to a key means it was refused."""
+    if not base_url.startswith(("http://", "https://")):
+        return False, f"not an http(s) URL: {base_url}"
+    headers = {"Authorization": f"Bearer {key}", "x-api-key": key} if key else {}
+    request = urllib.request.Request(base_url.rstrip("/") + "/models", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return True, f"reachable (HTTP {response.status})"
+    except urllib.error.HTTPError as exc:
+        if exc.code in (401, 403):
+            said = "the key was refused" if key else "it needs a key and none is set"
+            return False, f"reachable, but {said} (HTTP {exc.code})"
+        return True, f"reachable (HTTP {exc.code})"
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        return False, f"unreachable: {getattr(exc, 'reason', exc)}"

@@ -1,0 +1,89 @@
+"""The doctor's checks, with a fake model server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from diagnoser import doctor
+from diagnoser.doctor import check_data_directory, check_model, probe, run_checks
+
+KEY = "sk-test-123"
+
+
+class _Models(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        if self.path != "/v1/models":
+            self.send_response(404)
+        elif self.headers.get("Authorization") != f"Bearer {KEY}":
+            self.send_response(401)
+        else:
+            self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    httpd = HTTPServer(("127.0.0.1", 0), _Models)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_probe_tells_reachable_refused_and_unreachable(server: str) -> None:
+    assert probe(server, key=KEY) == (True, "reachable (HTTP 200)")
+    assert probe(server, key="wrong") == (False, "reachable, but the key was refused (HTTP 401)")
+    assert probe(server) == (False, "reachable, but it needs a key and none is set (HTTP 401)")
+    assert probe(server + "/nothing-here", key=KEY) == (True, "reachable (HTTP 404)")
+    passed, detail = probe(f"http://127.0.0.1:{closed_port()}/v1", timeout=2)
+    assert not passed and detail.startswith("unreachable:")
+    assert probe("file:///etc/passwd") == (False, "not an http(s) URL: file:///etc/passwd")
+
+
+def test_a_model_with_an_endpoint_is_resolved_and_probed_with_its_key(
+    server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    resolved = SimpleNamespace(base_url=server, client=SimpleNamespace(api_key=KEY))
+    monkeypatch.setattr(doctor, "infer_model", lambda model: resolved)
+    check = check_model("model", "openai:gateway-model")
+    assert check.passed and check.detail.endswith("reachable (HTTP 200)")
+    resolved.client.api_key = "wrong"
+    assert not check_model("model", "openai:gateway-model").passed
+
+
+def test_models_that_need_no_server_or_do_not_resolve() -> None:
+    assert check_model("model", "offline").passed
+    assert check_model("model", "test").detail == "'test' resolves (no network endpoint)"
+    broken = check_model("formatter model", "nosuch:model")
+    assert not broken.passed and "does not resolve" in broken.detail
+
+
+def test_an_unwritable_data_directory_fails_with_the_fix(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    check = check_data_directory(blocker / "home")
+    assert not check.passed and "DIAGNOSER_HOME" in check.detail
+    assert check_data_directory(tmp_path / "home").passed
+
+
+def test_run_checks_covers_every_configured_model(home: Path, tmp_path: Path) -> None:
+    checks = run_checks(models={"model": "offline", "formatter model": None}, demo_repo=tmp_path)
+    assert [c.name for c in checks] == ["grammars", "data directory", "model", "demo repository"]
+    assert all(c.passed for c in checks)
