@@ -32,6 +32,10 @@ CONFIDENCE_FRAME_KNOWN = 0.75  # an in-app frame and an exception type we unders
 CONFIDENCE_FRAME = 0.6
 CONFIDENCE_MENTION = 0.4
 CONFIDENCE_WORDS = 0.2
+RISK_LOW_USERS = 2
+"""A fault definition used by at most this many other files is a low-risk change…"""
+RISK_MEDIUM_USERS = 10
+"""…by at most this many, medium; more, high."""
 _NUMBERED = re.compile(r"^\s*(\d+):\s?(.*)$")
 
 _KNOWLEDGE = (
@@ -141,10 +145,24 @@ class _Plan:
             "", "## Proposed changes",
             f"1. `{fault.path}` — handle the case at line {fault.line} where it {known or 'fails'}",
             "   Rationale: the offline investigator locates faults; it proposes no diff",
-            "", "## Risk", "Complexity: low", "Risk: medium",
-            "Rationale: a local guard at the fault line; callers get a handled case, not an error",
+            "", "## Risk", "Complexity: low", *_risk(fault, self.workspace),
         ]  # fmt: skip
         return "\n".join(parts) + "\n"
+
+
+def _risk(fault: Candidate, workspace: Workspace) -> list[str]:
+    """Risk by how many other files use the faulty definition (from the symbol index)."""
+    if not fault.symbol:
+        return ["Risk: medium", "Rationale: no definition encloses the fault line; review callers"]
+    users = {s.path for s in workspace.repository.index.references(fault.symbol)} - {fault.path}
+    level = "low" if len(users) <= RISK_LOW_USERS else "medium"
+    level = "high" if len(users) > RISK_MEDIUM_USERS else level
+    name = fault.symbol.rsplit(".", 1)[-1]
+    return [
+        f"Risk: {level}",
+        f"Rationale: `{name}` is used in {len(users)} other file(s); a local guard at the fault "
+        "line changes behaviour only for the failing case",
+    ]
 
 
 def _read_lines(messages: list[ModelMessage]) -> dict[tuple[str, int], str]:
