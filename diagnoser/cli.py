@@ -26,6 +26,7 @@ from diagnoser.intake import IntakeError, ReportIn, Trace, from_payload
 from diagnoser.offline import MODEL_NAME
 from diagnoser.pipeline import Event, State, diagnose
 from diagnoser.render import to_json, to_markdown, to_sarif_json
+from diagnoser.settings import Settings, default_database_url
 from diagnoser.workspace import Workspace
 from repomap import RepoMapError
 
@@ -133,8 +134,13 @@ def _report(text: str, provider: str | None) -> tuple[ReportIn, tuple[Trace, ...
 
 def run_doctor(args: argparse.Namespace) -> int:
     """One line per check; exit 1 if any fails."""
+    try:
+        database_url = Settings().database_url or default_database_url()
+    except ValidationError as exc:
+        print(f"FAIL settings: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}")
+        return EXIT_FAILED
     models = {"model": args.model, "formatter model": args.formatter_model}
-    checks = run_checks(models=models, demo_repo=DEFAULT_REPO)
+    checks = run_checks(models=models, demo_repo=DEFAULT_REPO, database_url=database_url)
     for check in checks:
         print(f"{'ok ' if check.passed else 'FAIL'} {check.name}: {check.detail}")
     return EXIT_OK if all(check.passed for check in checks) else EXIT_FAILED

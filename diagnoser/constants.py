@@ -39,3 +39,6 @@ LIST_MAX_DEPTH = 4
 
 SYMBOL_MAX_MATCHES = 10
 SYMBOL_TOP_CALLERS = 5
+
+DATABASE_FILE = "diagnoser.sqlite"
+"""The embedded database's file name, inside the data directory."""

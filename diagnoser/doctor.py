@@ -7,7 +7,12 @@ here raises: a broken set-up is a failed check with a message that says what to 
 
 from __future__ import annotations
 
+import contextlib
+import os
+import socket
+import sqlite3
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +25,7 @@ from repomap.languages import LANGUAGES, parser_for, query_for
 
 PROBE_TIMEOUT_SECONDS = 5.0
 PROBE_FILE = ".doctor"
+POSTGRES_PORT = 5432
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,9 +35,10 @@ class Check:
     detail: str
 
 
-def run_checks(*, models: dict[str, str | None], demo_repo: Path) -> list[Check]:
+def run_checks(*, models: dict[str, str | None], demo_repo: Path, database_url: str) -> list[Check]:
     """Every check, in order; `models` maps a role (model, formatter model) to its string."""
     checks = [check_grammars(), check_data_directory(data_home())]
+    checks.append(check_database(database_url))
     checks += [check_model(role, model) for role, model in models.items() if model]
     checks.append(Check("demo repository", demo_repo.is_dir(), str(demo_repo)))
     return checks
@@ -57,6 +64,43 @@ def check_data_directory(home: Path) -> Check:
     except OSError as exc:
         return Check("data directory", False, f"{home}: {exc.strerror} (set DIAGNOSER_HOME)")
     return Check("data directory", True, str(home))
+
+
+def check_database(url: str) -> Check:
+    """SQLite: the file opens (or its folder can hold it). PostgreSQL: the server accepts
+    a connection. The password never appears in the detail."""
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.split("+", 1)[0]
+    shown = parts._replace(netloc=parts.netloc.rsplit("@", 1)[-1]).geturl() if parts.netloc else url
+    if scheme == "sqlite":  # SQLAlchemy's form: sqlite:///relative or sqlite:////absolute
+        path = parts.path[1:]
+        if not path or path == ":memory:":
+            return Check("database", True, f"SQLite {sqlite3.sqlite_version} in memory")
+        return _check_sqlite(Path(path))
+    if scheme in ("postgresql", "postgres"):
+        address = (parts.hostname or "localhost", parts.port or POSTGRES_PORT)
+        try:
+            socket.create_connection(address, timeout=PROBE_TIMEOUT_SECONDS).close()
+        except OSError as exc:
+            return Check("database", False, f"{shown}: unreachable: {exc.strerror or exc}")
+        return Check("database", True, f"{shown}: accepts connections")
+    return Check("database", False, f"{shown}: use sqlite:///PATH or postgresql://HOST/DB")
+
+
+def _check_sqlite(path: Path) -> Check:
+    version = f"SQLite {sqlite3.sqlite_version}"
+    if not path.exists():
+        folder = path.parent
+        writable = folder.is_dir() and os.access(folder, os.W_OK)
+        detail = f"{version}; {path} will be created" if writable else f"{folder} is not writable"
+        return Check("database", writable, detail)
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            result = db.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.Error as exc:
+        return Check("database", False, f"{path}: {exc}")
+    healthy = result is not None and result[0] == "ok"
+    return Check("database", healthy, f"{version}; {path}: {'ok' if healthy else result}")
 
 
 def check_model(role: str, model: str) -> Check:

@@ -9,6 +9,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from diagnoser import constants
+from repomap import data_home
 
 DEFAULT_DENY: tuple[str, ...] = (
     # environment files and private keys
@@ -41,3 +42,11 @@ class Settings(BaseSettings):
     grep_time_seconds: float = Field(default=constants.GREP_TIME_SECONDS, gt=0)
     read_window_lines: int = Field(default=constants.READ_WINDOW_LINES, gt=0)
     list_max_entries: int = Field(default=constants.LIST_MAX_ENTRIES, gt=0)
+    database_url: str | None = None
+    """Where jobs and findings are stored: `sqlite:///path` or `postgresql://…`; unset,
+    an SQLite file in the data directory (`default_database_url`)."""
+
+
+def default_database_url() -> str:
+    """An SQLite file in the data directory (`$DIAGNOSER_HOME`, else the user cache dir)."""
+    return f"sqlite:///{data_home() / constants.DATABASE_FILE}"

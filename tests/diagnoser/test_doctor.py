@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sqlite3
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -12,7 +13,14 @@ from types import SimpleNamespace
 import pytest
 
 from diagnoser import doctor
-from diagnoser.doctor import check_data_directory, check_model, probe, run_checks
+from diagnoser.doctor import (
+    check_data_directory,
+    check_database,
+    check_model,
+    probe,
+    run_checks,
+)
+from diagnoser.settings import Settings, default_database_url
 
 KEY = "sk-test-123"
 
@@ -83,7 +91,45 @@ def test_an_unwritable_data_directory_fails_with_the_fix(tmp_path: Path) -> None
     assert check_data_directory(tmp_path / "home").passed
 
 
+def test_sqlite_opens_checks_and_says_when_it_will_be_created(tmp_path: Path) -> None:
+    path = tmp_path / "jobs.sqlite"
+    fresh = check_database(f"sqlite:///{path}")
+    assert fresh.passed and fresh.detail.endswith(f"{path} will be created") and not path.exists()
+    with sqlite3.connect(path) as db:
+        db.execute("create table jobs (id integer)")
+    assert check_database(f"sqlite:///{path}").detail.endswith(f"{path}: ok")
+    path.write_bytes(b"not a database at all" * 100)
+    assert not check_database(f"sqlite:///{path}").passed
+    assert not check_database(f"sqlite:///{tmp_path}/missing/dir/x.sqlite").passed
+    assert check_database("sqlite://").passed
+
+
+def test_postgres_is_probed_and_the_password_is_never_shown() -> None:
+    check = check_database(f"postgresql://user:hunter2@127.0.0.1:{closed_port()}/diagnoser")
+    assert not check.passed and "unreachable" in check.detail and "hunter2" not in check.detail
+    unknown = check_database("mysql://user:hunter2@db/x")
+    assert (
+        not unknown.passed
+        and "sqlite:///PATH" in unknown.detail
+        and "hunter2" not in unknown.detail
+    )
+
+
+def test_the_default_database_lives_in_the_data_directory(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert default_database_url() == f"sqlite:///{home}/diagnoser.sqlite"
+    monkeypatch.setenv("DIAGNOSER_DATABASE_URL", "postgresql://db/x")
+    assert Settings().database_url == "postgresql://db/x"
+
+
 def test_run_checks_covers_every_configured_model(home: Path, tmp_path: Path) -> None:
-    checks = run_checks(models={"model": "offline", "formatter model": None}, demo_repo=tmp_path)
-    assert [c.name for c in checks] == ["grammars", "data directory", "model", "demo repository"]
+    checks = run_checks(
+        models={"model": "offline", "formatter model": None},
+        demo_repo=tmp_path,
+        database_url=default_database_url(),
+    )
+    assert [c.name for c in checks] == [
+        "grammars", "data directory", "database", "model", "demo repository",
+    ]  # fmt: skip
     assert all(c.passed for c in checks)
