@@ -61,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
     repomap = commands.add_parser("repomap", help="print the repo map (same as python -m repomap)")
     repomap.add_argument("args", nargs=argparse.REMAINDER)
     check = commands.add_parser(
-        "doctor", help="check grammars, data dir, models (resolve and reach) and the demo repo"
+        "doctor", help="check grammars, data dir, database, models (resolve and reach), demo repo"
     )
     check.add_argument("--model", default=MODEL_NAME, help="the model to check")
     check.add_argument("--formatter-model", help="a formatter model to check too")
