@@ -1,7 +1,7 @@
 """Localization on the developer benchmark: the offline investigator against plain BM25.
 
     bash ../shared/bench/get_sources.sh bench/.cache/devbench
-    .venv/bin/python bench/localize_bench.py [--limit N]
+    .venv/bin/python bench/localize_bench.py [--limit N] [--cold]
 
 For every case in ../shared/bench/cases.jsonl whose release is under
 bench/.cache/devbench/src/: the full pipeline (`diagnose`, offline model) on the problem
@@ -19,6 +19,7 @@ import math
 import re
 import statistics
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -81,13 +82,19 @@ def main() -> None:
     cli.add_argument("--src", type=Path, default=HERE / ".cache" / "devbench" / "src")
     cli.add_argument("--home", type=Path, default=HERE / ".cache" / "localize-home")
     cli.add_argument("--limit", type=int)
+    cli.add_argument(
+        "--cold", action="store_true", help="also time each release's first case from scratch"
+    )
     args = cli.parse_args()
     cases = [c for c in focus.load_cases() if (args.src / c["root"]).is_dir()][: args.limit]
     rows = []
     workspaces: dict[str, Workspace] = {}
+    cold: list[float] = []
     for case in cases:
         if case["root"] not in workspaces:
             workspaces.clear()
+            if args.cold:  # the release's first case, from an empty data directory
+                cold.append(cold_seconds(case, args.src))
             workspaces[case["root"]] = Workspace(args.src / case["root"], home=args.home)
             workspaces[case["root"]].repository  # noqa: B018  (index built outside the timing)
         workspace = workspaces[case["root"]]
@@ -118,6 +125,20 @@ def main() -> None:
             file=sys.stderr,
         )
     print(report(rows))
+    if cold:
+        print(
+            f"cold (empty data directory: walk, parse, index, diagnose) on the first case of "
+            f"each of {len(cold)} releases: median {statistics.median(cold):.2f} s, "
+            f"max {max(cold):.2f} s"
+        )
+
+
+def cold_seconds(case: dict[str, object], src: Path) -> float:
+    with tempfile.TemporaryDirectory() as home:
+        started = time.perf_counter()
+        workspace = Workspace(src / str(case["root"]), home=Path(home))
+        diagnose(ReportIn(text=str(case["problem_statement"]), source="github"), workspace)
+        return time.perf_counter() - started
 
 
 def acc(rows: list[dict[str, object]], key: str, k: int) -> str:
