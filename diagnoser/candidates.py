@@ -35,7 +35,7 @@ from diagnoser.intake.report import MappedFrame, Report
 from diagnoser.workspace import Workspace
 from repomap import Definition, Repository, SymbolIndex
 from repomap.focus import resolve_focus
-from repomap.terms import TermIndex, terms, words
+from repomap.terms import TermIndex, terms
 
 MAX_CANDIDATES = 5
 FRAMES_PER_FILE = 2
@@ -57,6 +57,11 @@ HEADLINE_WEIGHT = 0.7
 NAMED_FILE_WEIGHT = 0.6
 NAMED_DEFINITION_WEIGHT = 0.2
 """Shared among the files defining the name."""
+FUNCTION_KINDS = frozenset({"function", "method"})
+"""Definition kinds that are a place on their own; others (classes…) hold places."""
+NAME_MATCH_WEIGHT = 3
+"""Inside a file, a report term in a definition's name counts this many times a term in
+the identifiers its body uses."""
 
 _UTILITY = re.compile(r"(?:^|/)(?:utils?|helpers?|common|compat|_api)(?:/|\.[A-Za-z]+$)")
 _AUXILIARY = re.compile(
@@ -117,7 +122,7 @@ def rank_candidates(report: Report, workspace: Workspace) -> list[Candidate]:
     )
     ranked = [
         *frames,
-        *(_place(path, report, relevance, index) for path in others[: MAX_CANDIDATES * 2]),
+        *(_place(path, relevance, repository) for path in others[: MAX_CANDIDATES * 2]),
     ]
     ranked.sort(key=lambda c: is_peripheral(c.path))  # stable: order kept within each group
     return ranked[:MAX_CANDIDATES]
@@ -171,6 +176,8 @@ class _Relevance:
     """BM25 of the headline, normalised to the best file (1.0)."""
     named: dict[str, Definition]
     """File → the first definition in it of a name the report mentions."""
+    query: frozenset[str]
+    """The report's terms (headline and text)."""
 
 
 def _relevance(report: Report, repository: Repository) -> _Relevance:
@@ -190,7 +197,8 @@ def _relevance(report: Report, repository: Repository) -> _Relevance:
         for path, definition in definitions:
             total[path] += NAMED_DEFINITION_WEIGHT / len(definitions)
             named.setdefault(path, definition)
-    return _Relevance(dict(total), title, named)
+    query = frozenset(terms(f"{headline(report)}\n{report.text}"))
+    return _Relevance(dict(total), title, named, query)
 
 
 def _normalised(scores: dict[str, float]) -> dict[str, float]:
@@ -302,18 +310,57 @@ def _null_argument(report: Report, frame: Candidate, workspace: Workspace) -> bo
     return re.search(rf"\b{re.escape(used.group(1))}\b", "\n".join(signature)) is not None
 
 
-def _place(path: str, report: Report, relevance: _Relevance, index: SymbolIndex) -> Candidate:
-    """A relevant file at the definition the report names, else at the one whose name
-    shares most of the report's words."""
+def _place(path: str, relevance: _Relevance, repository: Repository) -> Candidate:
+    """A relevant file at the function the report names, else at the one that best fits
+    the report — inside the class it names, if it names one."""
     named = relevance.named.get(path)
+    if named is not None and named.kind in FUNCTION_KINDS:
+        return _span(path, named, named.line, Source.MENTION)
+    best = _best_function(path, named, relevance.query, repository)
+    if best is not None:
+        return _span(path, best, best.line, Source.MENTION if named else Source.WORDS)
     if named is not None:
         return _span(path, named, named.line, Source.MENTION)
-    query = Counter(words(f"{headline(report)}\n{report.text}"))
-    definitions = index.definitions_in(path)
-    if not definitions:
-        return Candidate(path, 1, 1, CONTEXT_LINES, None, Source.WORDS)
-    best = max(definitions, key=lambda d: (sum(query[w] for w in words(d.name)), -d.line))
-    return _span(path, best, best.line, Source.WORDS)
+    return Candidate(path, 1, 1, CONTEXT_LINES, None, Source.WORDS)
+
+
+def _best_function(
+    path: str, within: Definition | None, query: frozenset[str], repository: Repository
+) -> Definition | None:
+    """BM25-style choice among a file's definitions (inside `within`): the report's terms
+    in a definition's name weigh NAME_MATCH_WEIGHT, in the identifiers its body uses 1,
+    each times the term's rarity. None when nothing matches (or nothing is defined)."""
+    index = term_index(repository)
+    tags = repository.tags.get(path)
+    if tags is None:
+        return None
+    inside = [
+        d for d in tags.definitions
+        if within is None or within.start_line <= d.start_line <= d.end_line <= within.end_line
+    ]  # fmt: skip
+    if not inside:
+        return None
+    # innermost definitions only: a class's body holds every method's words
+    leaves = [d for d, after in zip(inside, [*inside[1:], None], strict=True)
+              if after is None or after.start_line > d.end_line]  # fmt: skip
+    used: dict[int, set[str]] = {}
+    for name, lines in ((n, tags.references[n]) for n in tags.references):
+        for line in lines:
+            used.setdefault(line, set()).update(terms(name))
+
+    def score(definition: Definition) -> float:
+        body: set[str] = set()
+        for line in range(definition.start_line, definition.end_line + 1):
+            body |= used.get(line, set())
+        own = set(terms(definition.name))
+        return sum(
+            index.idf(t) * (NAME_MATCH_WEIGHT * (t in own) + (t in body))
+            for t in query & (own | body)
+        )
+
+    scored = [(score(d), -d.line, d) for d in leaves]
+    best = max(scored, key=lambda item: (item[0], item[1]))
+    return best[2] if best[0] > 0 else within
 
 
 def _span(path: str, definition: Definition, line: int, source: Source) -> Candidate:

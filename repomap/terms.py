@@ -85,6 +85,13 @@ class TermIndex:
     def __len__(self) -> int:
         return len(self._lengths)
 
+    def idf(self, term: str) -> float:
+        """BM25's inverse document frequency of `term` (0 for a term no file has)."""
+        found = len(self._postings.get(term, ()))
+        if not found:
+            return 0.0
+        return math.log(1 + (len(self._lengths) - found + 0.5) / (found + 0.5))
+
     def scores(self, query: Iterable[str]) -> dict[str, float]:
         """BM25 score of every file sharing a term with `query` (each term counted once)."""
         total = len(self._lengths)

@@ -55,6 +55,20 @@ FILES = {
         "    return notify(share)\n"  # 6
     ),
     "app/billing.py": "def invoice_total(lines):\n    return sum(line.amount for line in lines)\n",
+    "app/exporter.py": (
+        "import json\n"
+        "\n"
+        "\n"
+        "class Exporter:\n"
+        "    def __init__(self, rows):\n"
+        "        self.rows = rows\n"
+        "\n"
+        "    def to_csv(self):\n"
+        '        return ",".join(self.rows)\n'
+        "\n"
+        "    def to_json(self):\n"
+        "        return json.dumps(self.rows)\n"
+    ),
     "tests/test_billing.py": "def test_invoice_total():\n    assert invoice_total([]) == 0\n",
     "examples/invoice_demo.py": "def invoice_total_demo():\n    return invoice_total([])\n",
 }
@@ -148,6 +162,15 @@ def test_without_a_trace_the_named_definition_leads_and_tests_examples_come_last
     found = rank(workspace, "`invoice_total` is off by one cent for refunds")
     assert places(found)[0] == ("app/billing.py", "invoice_total", Source.MENTION)
     assert all(is_peripheral(c.path) for c in found if c.path != "app/billing.py")
+
+
+def test_a_named_class_points_at_its_method_that_fits_the_report(workspace: Workspace) -> None:
+    [first, *_] = rank(workspace, "`Exporter` writes broken json when there are no rows")
+    assert (first.path, first.symbol, first.source) == (
+        "app/exporter.py", "Exporter.to_json", Source.MENTION,
+    )  # fmt: skip
+    [first, *_] = rank(workspace, "`Exporter.to_csv` drops the header")
+    assert first.symbol == "Exporter.to_csv"
 
 
 def test_word_matches_are_only_context(workspace: Workspace) -> None:

@@ -46,3 +46,4 @@ def test_kept_files_only_and_no_match_means_no_score(make_repo: MakeRepo, home: 
     index = TermIndex.build(build(root, home=home).tags, keep=lambda p: not p.startswith("tests/"))
     assert len(index) == 1 and list(index.scores(["alpha"])) == ["a.py"]
     assert index.scores(["zebra"]) == {}
+    assert index.idf("alpha") > 0 and index.idf("zebra") == 0
