@@ -6,15 +6,15 @@ model can be given them as a starting point. Signals, strongest first:
 - **Frames**: the in-app frames of the trace, innermost first — except that frames in
   shared utility modules (`utils`, `helpers`, `common`, `compat`, `_api`) go after the
   others (a helper that checked its input and raised is rarely where the fix goes; its
-  caller passed the bad value), and a frame file the headline points at moves up.
+  caller passed the bad value), a frame file the headline points at moves up, and a
+  null dereference (`'NoneType' object has no attribute 'email'`, `reading 'title'`) of
+  a value that arrived as an argument puts the caller first: the value came from there.
 - **Relevance** of every other file, a weighted sum of: BM25 of the whole report against
   what each file defines and uses (`repomap.terms`), BM25 of the headline alone (the
   title, or the first line: a person's one-line summary names the broken part more
   often than the details do), files the report names by path or module, and definitions
-  of names it mentions that few files define.
-- A null dereference (`'NoneType' object has no attribute 'email'`, `reading 'title'`)
-  of a value that arrived as an argument puts the caller's frame first: that is where
-  the missing value came from.
+  of names it mentions that few files define. Such a file is placed at the function the
+  report names, else at the function that fits the report best (inside a named class).
 - Test files, examples, docs and build scripts come after everything else: fixes rarely
   land there.
 
@@ -314,14 +314,12 @@ def _place(path: str, relevance: _Relevance, repository: Repository) -> Candidat
     """A relevant file at the function the report names, else at the one that best fits
     the report — inside the class it names, if it names one."""
     named = relevance.named.get(path)
-    if named is not None and named.kind in FUNCTION_KINDS:
-        return _span(path, named, named.line, Source.MENTION)
-    best = _best_function(path, named, relevance.query, repository)
-    if best is not None:
-        return _span(path, best, best.line, Source.MENTION if named else Source.WORDS)
-    if named is not None:
-        return _span(path, named, named.line, Source.MENTION)
-    return Candidate(path, 1, 1, CONTEXT_LINES, None, Source.WORDS)
+    if named is None or named.kind not in FUNCTION_KINDS:
+        named = _best_function(path, named, relevance.query, repository) or named
+    if named is None:
+        return Candidate(path, 1, 1, CONTEXT_LINES, None, Source.WORDS)
+    source = Source.MENTION if path in relevance.named else Source.WORDS
+    return _span(path, named, named.line, source)
 
 
 def _best_function(
