@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 import weakref
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from diagnoser.errors import ToolError
@@ -98,6 +98,8 @@ class Candidate:
     """Lines worth reading around `line`, inside its definition."""
     symbol: str | None
     source: Source
+    reason: str = ""
+    """Why this place, in words for the report."""
 
 
 def rank_candidates(report: Report, workspace: Workspace) -> list[Candidate]:
@@ -115,7 +117,8 @@ def rank_candidates(report: Report, workspace: Workspace) -> list[Candidate]:
         and _null_argument(report, innermost[0], workspace)
     ):
         frames.remove(innermost[1])
-        frames.insert(0, innermost[1])
+        why = "passes the missing value on to the crashing call below it (trace frame)"
+        frames.insert(0, replace(innermost[1], reason=why))
     framed = {c.path for c in frames}
     others = sorted(
         (p for p in relevance.total if p not in framed), key=lambda p: -relevance.total[p]
@@ -260,6 +263,8 @@ def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:
         if candidate is None or per_file[candidate.path] >= FRAMES_PER_FILE:
             continue
         if all((c.path, c.symbol) != (candidate.path, candidate.symbol) for c in found):
+            if not found and not is_utility(candidate.path):
+                candidate = replace(candidate, reason="where it failed: the innermost in-app frame")
             found.append(candidate)
             per_file[candidate.path] += 1
     return found
@@ -273,14 +278,18 @@ def _at_frame(mapped: MappedFrame, index: SymbolIndex) -> Candidate | None:
         return None
     definition = index.enclosing(path, line)
     named = (mapped.frame.function or "").rsplit(".", 1)[-1]
+    why = "on the failing path (trace frame)"
+    if is_utility(path):
+        why = "trace frame in a shared utility module; its caller may have passed the bad value"
     if named and (definition is None or definition.name != named):
         moved = [d for d in index.definitions_in(path) if d.name == named]
         if len(moved) == 1:
-            return _span(path, moved[0], moved[0].line, Source.FRAME)
+            why = f"trace frame `{named}` (line {line} in the trace; the code has moved since)"
+            return _span(path, moved[0], moved[0].line, Source.FRAME, why)
     if definition is None:
         start = max(1, line - CONTEXT_LINES)
-        return Candidate(path, line, start, line + CONTEXT_LINES, None, Source.FRAME)
-    return _span(path, definition, line, Source.FRAME)
+        return Candidate(path, line, start, line + CONTEXT_LINES, None, Source.FRAME, why)
+    return _span(path, definition, line, Source.FRAME, why)
 
 
 def _null_argument(report: Report, frame: Candidate, workspace: Workspace) -> bool:
@@ -314,12 +323,19 @@ def _place(path: str, relevance: _Relevance, repository: Repository) -> Candidat
     """A relevant file at the function the report names, else at the one that best fits
     the report — inside the class it names, if it names one."""
     named = relevance.named.get(path)
-    if named is None or named.kind not in FUNCTION_KINDS:
-        named = _best_function(path, named, relevance.query, repository) or named
+    if named is not None and named.kind in FUNCTION_KINDS:
+        return _span(path, named, named.line, Source.MENTION, f"the report names `{named.name}`")
+    best = _best_function(path, named, relevance.query, repository) or named
+    if best is None:
+        why = "its path and the names it uses share the report's words"
+        return Candidate(path, 1, 1, CONTEXT_LINES, None, Source.WORDS, why)
     if named is None:
-        return Candidate(path, 1, 1, CONTEXT_LINES, None, Source.WORDS)
-    source = Source.MENTION if path in relevance.named else Source.WORDS
-    return _span(path, named, named.line, source)
+        why = "its names and code share the report's words (no trace or name leads here)"
+        return _span(path, best, best.line, Source.WORDS, why)
+    why = f"the report names `{named.name}`"
+    if best is not named:
+        why += f"; `{best.name}` in it fits the report's words best"
+    return _span(path, best, best.line, Source.MENTION, why)
 
 
 def _best_function(
@@ -361,7 +377,7 @@ def _best_function(
     return best[2] if best[0] > 0 else within
 
 
-def _span(path: str, definition: Definition, line: int, source: Source) -> Candidate:
+def _span(path: str, definition: Definition, line: int, source: Source, reason: str) -> Candidate:
     start = max(definition.start_line, line - CONTEXT_LINES)
     end = min(definition.end_line, line + CONTEXT_LINES)
-    return Candidate(path, line, start, max(end, line), definition.qualified, source)
+    return Candidate(path, line, start, max(end, line), definition.qualified, source, reason)

@@ -136,7 +136,7 @@ class _Plan:
             end = max(n for p, n in lines if p == candidate.path and n <= candidate.end)
             parts += [
                 f"{number}. `{candidate.path}:{candidate.start}-{end}`{symbol} — {role}",
-                f"   Reason: {_reason(candidate, number)}",
+                f"   Reason: {candidate.reason or 'where the report points'}",
                 "   ```",
                 f"   {lines[(candidate.path, candidate.line)]}",
                 "   ```",
@@ -206,18 +206,6 @@ def _role(candidate: Candidate, number: int) -> str:
     if number == 1:
         return "fault"
     return "trigger" if candidate.source is Source.FRAME else "context"
-
-
-def _reason(candidate: Candidate, number: int) -> str:
-    if candidate.source is Source.FRAME:
-        return (
-            "in-app frame of the trace, the likeliest of its frames"
-            if number == 1
-            else "on the failing path (trace frame)"
-        )
-    if candidate.source is Source.MENTION:
-        return "named in the report"
-    return "its name and path share the report's words"
 
 
 def _no_location_report(report: Report) -> str:
