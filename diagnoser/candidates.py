@@ -69,6 +69,7 @@ _AUXILIARY = re.compile(
     r"|(?:^|/)(?:setup|conftest)\.py$"
 )
 """Top-level folders only: `com/demo/notes/` is a package, not a demo."""
+ON_THE_PATH = "on the failing path (trace frame)"
 SIGNATURE_LINES = 8
 """How many lines a signature may span when looking for a parameter."""
 _NULL_MEMBER = (
@@ -177,8 +178,11 @@ class _Relevance:
     total: dict[str, float]
     headline: dict[str, float]
     """BM25 of the headline, normalised to the best file (1.0)."""
+    named_files: frozenset[str]
+    """Files the report names by path or module."""
     named: dict[str, Definition]
-    """File → the first definition in it of a name the report mentions."""
+    """File → the definition in it of a name the report mentions (a function before a
+    class, else the first mentioned)."""
     query: frozenset[str]
     """The report's terms (headline and text)."""
 
@@ -192,16 +196,17 @@ def _relevance(report: Report, repository: Repository) -> _Relevance:
         total[path] += TEXT_WEIGHT * score
     for path, score in title.items():
         total[path] += HEADLINE_WEIGHT * score
-    named: dict[str, Definition] = {}
-    for path, definition in _named_files(report, repository.index):
+    named_files = _named_files(report, repository.index)
+    for path in named_files:
         total[path] += NAMED_FILE_WEIGHT
-        named.setdefault(path, definition)
+    named: dict[str, Definition] = {}
     for definitions in _named_definitions(report, repository.index):
         for path, definition in definitions:
             total[path] += NAMED_DEFINITION_WEIGHT / len(definitions)
-            named.setdefault(path, definition)
+            if path not in named or _is_function(definition) > _is_function(named[path]):
+                named[path] = definition  # the first named, a named function before a class
     query = frozenset(terms(f"{headline(report)}\n{report.text}"))
-    return _Relevance(dict(total), title, named, query)
+    return _Relevance(dict(total), title, frozenset(named_files), named, query)
 
 
 def _normalised(scores: dict[str, float]) -> dict[str, float]:
@@ -209,21 +214,13 @@ def _normalised(scores: dict[str, float]) -> dict[str, float]:
     return {path: score / best for path, score in scores.items()} if best > 0 else {}
 
 
-def _named_files(report: Report, index: SymbolIndex) -> list[tuple[str, Definition]]:
-    """Files the report names by path or dotted module, each at the first definition in it
-    the report also names (else its first definition)."""
-    names = set(report.mentioned.identifiers)
+def _named_files(report: Report, index: SymbolIndex) -> list[str]:
+    """Files the report names by path or dotted module."""
     wanted = [
         *report.mentioned.files,
         *(m.replace(".", "/") + ".py" for m in report.mentioned.modules),
     ]
-    found = []
-    for path in resolve_focus(wanted, index.files).files:
-        definitions = index.definitions_in(path)
-        named = [d for d in definitions if d.name in names] or list(definitions[:1])
-        if named:
-            found.append((path, named[0]))
-    return found
+    return list(resolve_focus(wanted, index.files).files)
 
 
 def _named_definitions(report: Report, index: SymbolIndex) -> list[list[tuple[str, Definition]]]:
@@ -263,7 +260,7 @@ def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:
         if candidate is None or per_file[candidate.path] >= FRAMES_PER_FILE:
             continue
         if all((c.path, c.symbol) != (candidate.path, candidate.symbol) for c in found):
-            if not found and not is_utility(candidate.path):
+            if not found and candidate.reason == ON_THE_PATH:
                 candidate = replace(candidate, reason="where it failed: the innermost in-app frame")
             found.append(candidate)
             per_file[candidate.path] += 1
@@ -278,7 +275,7 @@ def _at_frame(mapped: MappedFrame, index: SymbolIndex) -> Candidate | None:
         return None
     definition = index.enclosing(path, line)
     named = (mapped.frame.function or "").rsplit(".", 1)[-1]
-    why = "on the failing path (trace frame)"
+    why = ON_THE_PATH
     if is_utility(path):
         why = "trace frame in a shared utility module; its caller may have passed the bad value"
     if named and (definition is None or definition.name != named):
@@ -323,19 +320,24 @@ def _place(path: str, relevance: _Relevance, repository: Repository) -> Candidat
     """A relevant file at the function the report names, else at the one that best fits
     the report — inside the class it names, if it names one."""
     named = relevance.named.get(path)
-    if named is not None and named.kind in FUNCTION_KINDS:
+    if named is not None and _is_function(named):
         return _span(path, named, named.line, Source.MENTION, f"the report names `{named.name}`")
     best = _best_function(path, named, relevance.query, repository) or named
-    if best is None:
-        why = "its path and the names it uses share the report's words"
-        return Candidate(path, 1, 1, CONTEXT_LINES, None, Source.WORDS, why)
-    if named is None:
+    if named is None and path not in relevance.named_files:
         why = "its names and code share the report's words (no trace or name leads here)"
-        return _span(path, best, best.line, Source.WORDS, why)
-    why = f"the report names `{named.name}`"
-    if best is not named:
-        why += f"; `{best.name}` in it fits the report's words best"
-    return _span(path, best, best.line, Source.MENTION, why)
+        source = Source.WORDS
+    else:
+        why = f"the report names `{named.name}`" if named else "the report names this file"
+        if best is not None and best is not named:
+            why += f"; `{best.name}` in it fits the report's words best"
+        source = Source.MENTION
+    if best is None:
+        return Candidate(path, 1, 1, CONTEXT_LINES, None, source, why)
+    return _span(path, best, best.line, source, why)
+
+
+def _is_function(definition: Definition) -> bool:
+    return definition.kind in FUNCTION_KINDS
 
 
 def _best_function(

@@ -117,6 +117,7 @@ def test_frames_come_first_with_a_utility_module_after_the_others(workspace: Wor
         ("app/utils.py", "check_positive", Source.FRAME),
     ]
     assert found[0].line == 5 and found[0].start == 4
+    assert "shared utility module" in found[2].reason
 
 
 def test_the_headline_lifts_the_frame_it_is_about(workspace: Workspace) -> None:
@@ -130,6 +131,7 @@ def test_a_frame_whose_code_moved_points_at_the_definition_it_names(
     moved = trace(("app/axes.py", 9, "plot"), error="ValueError: must be positive")
     [first, *_] = rank(workspace, moved)
     assert (first.path, first.symbol, first.line) == ("app/axes.py", "Axes.plot", 5)
+    assert "the code has moved since" in first.reason
 
 
 def test_a_null_argument_puts_the_caller_first(workspace: Workspace) -> None:
@@ -142,6 +144,8 @@ def test_a_null_argument_puts_the_caller_first(workspace: Workspace) -> None:
         ),
     )
     assert [c.symbol for c in found[:2]] == ["share_note", "notify"]
+    assert found[0].reason.startswith("passes the missing value on")
+    assert found[1].reason == "where it failed: the innermost in-app frame"
 
 
 def test_a_null_attribute_of_self_keeps_the_crash_site_first(workspace: Workspace) -> None:
@@ -169,8 +173,19 @@ def test_a_named_class_points_at_its_method_that_fits_the_report(workspace: Work
     assert (first.path, first.symbol, first.source) == (
         "app/exporter.py", "Exporter.to_json", Source.MENTION,
     )  # fmt: skip
+    assert (
+        first.reason == "the report names `Exporter`; `to_json` in it fits the report's words best"
+    )
     [first, *_] = rank(workspace, "`Exporter.to_csv` drops the header")
-    assert first.symbol == "Exporter.to_csv"
+    assert (first.symbol, first.reason) == ("Exporter.to_csv", "the report names `to_csv`")
+
+
+def test_a_named_file_points_at_its_best_fitting_function(workspace: Workspace) -> None:
+    [first, *_] = rank(workspace, "Wrong invoice totals, probably in app/billing.py")
+    assert (first.path, first.symbol, first.source) == (
+        "app/billing.py", "invoice_total", Source.MENTION,
+    )  # fmt: skip
+    assert first.reason.startswith("the report names this file; `invoice_total` in it fits")
 
 
 def test_word_matches_are_only_context(workspace: Workspace) -> None:
