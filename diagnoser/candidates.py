@@ -9,6 +9,9 @@ model can be given them as a starting point. Signals, strongest first:
   caller passed the bad value), a frame file the headline points at moves up, and a
   null dereference (`'NoneType' object has no attribute 'email'`, `reading 'title'`) of
   a value that arrived as an argument puts the caller first: the value came from there.
+  When the failing line is an explicit raise under an `if`, the functions that computed
+  what the condition tests come right after it (the check is often right, its input
+  wrong).
 - **Relevance** of every other file, a weighted sum of: BM25 of the whole report against
   what each file defines and uses (`repomap.terms`), BM25 of the headline alone (the
   title, or the first line: a person's one-line summary names the broken part more
@@ -70,6 +73,11 @@ _AUXILIARY = re.compile(
 )
 """Top-level folders only: `com/demo/notes/` is a package, not a demo."""
 ON_THE_PATH = "on the failing path (trace frame)"
+MAX_GUARD_INPUTS = 2
+"""At most this many functions whose results an explicit raise's guard tested."""
+_RAISE = re.compile(r"^\s*(?:raise|throw)\b")
+_GUARD = re.compile(r"^(\s*)(?:if|elif|else\s+if|unless|when)\b(.*)$")
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 SIGNATURE_LINES = 8
 """How many lines a signature may span when looking for a parameter."""
 _NULL_MEMBER = (
@@ -87,6 +95,8 @@ class Source(StrEnum):
     """The report names the file or a definition in it."""
     WORDS = "words"
     """Only the report's words match: context, never called the fault."""
+    DATAFLOW = "dataflow"
+    """Computes a value the failing check tested (an explicit raise's guard)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +130,9 @@ def rank_candidates(report: Report, workspace: Workspace) -> list[Candidate]:
         frames.remove(innermost[1])
         why = "passes the missing value on to the crashing call below it (trace frame)"
         frames.insert(0, replace(innermost[1], reason=why))
-    framed = {c.path for c in frames}
+    if innermost and frames[0] == innermost[0]:
+        frames[1:1] = _guard_inputs(innermost[0], workspace)
+    framed = {c.path for c in frames if c.source is Source.FRAME}
     others = sorted(
         (p for p in relevance.total if p not in framed), key=lambda p: -relevance.total[p]
     )
@@ -314,6 +326,58 @@ def _null_argument(report: Report, frame: Candidate, workspace: Workspace) -> bo
         if text.rstrip().endswith((":", "{", "=>")):
             break
     return re.search(rf"\b{re.escape(used.group(1))}\b", "\n".join(signature)) is not None
+
+
+def _guard_inputs(frame: Candidate, workspace: Workspace) -> list[Candidate]:
+    """When the failing line is an explicit raise/throw under an `if`, the functions that
+    computed what the condition tests (`pages = self.page_count(…)` … `if page > pages:`
+    … `raise PageOutOfRange`): the check is often right and its input wrong."""
+    index = workspace.repository.index
+    definition = index.enclosing(frame.path, frame.line)
+    try:
+        lines = workspace.read_text_lines(frame.path)[1]
+    except ToolError:
+        return []
+    if definition is None or not 0 < frame.line <= len(lines):
+        return []
+    if not _RAISE.match(lines[frame.line - 1]):
+        return []
+    indent = len(lines[frame.line - 1]) - len(lines[frame.line - 1].lstrip())
+    body = lines[definition.line - 1 : frame.line - 1]
+    guard = next(
+        (m for m in map(_GUARD.match, reversed(body)) if m and len(m.group(1)) < indent), None
+    )
+    if guard is None:
+        return []
+    tested = set(_NAME.findall(guard.group(2)))
+    callees = _calls(guard.group(2))
+    for text in body:
+        assigned = re.match(r"^\s*([A-Za-z_$][\w$]*)\s*=\s*(.*)$", text)
+        if assigned and assigned.group(1) in tested:
+            callees += _calls(assigned.group(2))
+    found: list[Candidate] = []
+    for name in dict.fromkeys(callees):
+        place = _definition_near(name, frame.path, index)
+        if place is not None and place[1].name != definition.name:
+            path, target = place
+            why = f"computes `{name}(…)`, which the failing check at line {frame.line} tests"
+            found.append(_span(path, target, target.line, Source.DATAFLOW, why))
+    return found[:MAX_GUARD_INPUTS]
+
+
+def _calls(expression: str) -> list[str]:
+    """Names of the functions called in an expression (`self.page_count(x)` → page_count)."""
+    return [m.group(1) for m in re.finditer(r"([A-Za-z_$][\w$]*)\s*\(", expression)]
+
+
+def _definition_near(name: str, path: str, index: SymbolIndex) -> tuple[str, Definition] | None:
+    """`name`'s definition: in `path` when it has one, else the only one in the repo."""
+    lookup = index.find(name)
+    if lookup.how.value != "exact":
+        return None
+    local = [s for s in lookup.matches if s.path == path]
+    chosen = local or (list(lookup.matches) if len(lookup.matches) == 1 else [])
+    return (chosen[0].path, chosen[0].definition) if chosen else None
 
 
 def _place(path: str, relevance: _Relevance, repository: Repository) -> Candidate:

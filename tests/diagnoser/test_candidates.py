@@ -55,6 +55,17 @@ FILES = {
         "    return notify(share)\n"  # 6
     ),
     "app/billing.py": "def invoice_total(lines):\n    return sum(line.amount for line in lines)\n",
+    "app/pages.py": (
+        "class Pager:\n"  # 1
+        "    def page_count(self, total, per_page):\n"  # 2
+        "        return max(1, total // per_page)\n"  # 3
+        "\n"
+        "    def page(self, total, number, per_page):\n"  # 5
+        "        pages = self.page_count(total, per_page)\n"  # 6
+        "        if number > pages:\n"  # 7
+        "            raise IndexError(number)\n"  # 8
+        "        return number\n"  # 9
+    ),
     "app/exporter.py": (
         "import json\n"
         "\n"
@@ -134,6 +145,17 @@ def test_a_frame_whose_code_moved_points_at_the_definition_it_names(
     assert "the code has moved since" in first.reason
 
 
+def test_a_guarded_raise_points_at_what_computed_the_guarded_value(workspace: Workspace) -> None:
+    found = rank(workspace, trace(("app/pages.py", 8, "page"), error="IndexError: 3"))
+    assert places(found)[:2] == [
+        ("app/pages.py", "Pager.page", Source.FRAME),
+        ("app/pages.py", "Pager.page_count", Source.DATAFLOW),
+    ]
+    assert found[1].reason == "computes `page_count(…)`, which the failing check at line 8 tests"
+    unguarded = rank(workspace, trace(("app/pages.py", 3, "page_count"), error="ZeroDivisionError"))
+    assert all(c.source is not Source.DATAFLOW for c in unguarded)
+
+
 def test_a_null_argument_puts_the_caller_first(workspace: Workspace) -> None:
     found = rank(
         workspace,
@@ -165,7 +187,8 @@ def test_without_a_trace_the_named_definition_leads_and_tests_examples_come_last
 ) -> None:
     found = rank(workspace, "`invoice_total` is off by one cent for refunds")
     assert places(found)[0] == ("app/billing.py", "invoice_total", Source.MENTION)
-    assert all(is_peripheral(c.path) for c in found if c.path != "app/billing.py")
+    flags = [is_peripheral(c.path) for c in found]
+    assert "examples/invoice_demo.py" in [c.path for c in found] and flags == sorted(flags)
 
 
 def test_a_named_class_points_at_its_method_that_fits_the_report(workspace: Workspace) -> None:
