@@ -91,7 +91,11 @@ def _check_sqlite(path: Path) -> Check:
     version = f"SQLite {sqlite3.sqlite_version}"
     if not path.exists():
         folder = path.parent
-        writable = folder.is_dir() and os.access(folder, os.W_OK)
+        if not folder.is_dir():
+            return Check(
+                "database", False, f"{folder} does not exist (create it or change the URL)"
+            )
+        writable = os.access(folder, os.W_OK)
         detail = f"{version}; {path} will be created" if writable else f"{folder} is not writable"
         return Check("database", writable, detail)
     try:

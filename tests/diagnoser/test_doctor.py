@@ -100,7 +100,8 @@ def test_sqlite_opens_checks_and_says_when_it_will_be_created(tmp_path: Path) ->
     assert check_database(f"sqlite:///{path}").detail.endswith(f"{path}: ok")
     path.write_bytes(b"not a database at all" * 100)
     assert not check_database(f"sqlite:///{path}").passed
-    assert not check_database(f"sqlite:///{tmp_path}/missing/dir/x.sqlite").passed
+    missing = check_database(f"sqlite:///{tmp_path}/missing/dir/x.sqlite")
+    assert not missing.passed and "does not exist" in missing.detail
     assert check_database("sqlite://").passed
 
 
