@@ -122,16 +122,13 @@ def rank_candidates(report: Report, workspace: Workspace) -> list[Candidate]:
     frame_order = _frame_file_order([c.path for c in frames], relevance.headline)
     innermost = frames[:2]
     frames.sort(key=lambda c: frame_order[c.path])
-    if (
-        len(innermost) == 2
-        and frames[0] == innermost[0]
-        and _null_argument(report, innermost[0], workspace)
-    ):
+    site = _crash_site(frames[0], workspace) if innermost and frames[0] == innermost[0] else None
+    if site is not None and len(innermost) == 2 and _null_argument(report, site):
         frames.remove(innermost[1])
         why = "passes the missing value on to the crashing call below it (trace frame)"
         frames.insert(0, replace(innermost[1], reason=why))
-    if innermost and frames[0] == innermost[0]:
-        frames[1:1] = _guard_inputs(innermost[0], workspace)
+    elif site is not None:
+        frames[1:1] = _guard_inputs(site, index)
     framed = {c.path for c in frames if c.source is Source.FRAME}
     others = sorted(
         (p for p in relevance.total if p not in framed), key=lambda p: -relevance.total[p]
@@ -301,49 +298,58 @@ def _at_frame(mapped: MappedFrame, index: SymbolIndex) -> Candidate | None:
     return _span(path, definition, line, Source.FRAME, why)
 
 
-def _null_argument(report: Report, frame: Candidate, workspace: Workspace) -> bool:
-    """Whether the trace is a null dereference at `frame` of a value its function received
-    as a parameter (`share.recipient.email` inside `def share_created(self, share, …)`)."""
+@dataclass(frozen=True, slots=True)
+class _CrashSite:
+    """The innermost frame's place, with its file's lines and its enclosing definition."""
+
+    frame: Candidate
+    lines: list[str]
+    definition: Definition
+
+    @property
+    def text(self) -> str:
+        return self.lines[self.frame.line - 1]
+
+
+def _crash_site(frame: Candidate, workspace: Workspace) -> _CrashSite | None:
+    """The crash line in context, read once; None when it cannot be read or placed."""
+    definition = workspace.repository.index.enclosing(frame.path, frame.line)
+    try:
+        lines = workspace.read_text_lines(frame.path)[1]
+    except ToolError:
+        return None
+    if definition is None or not 0 < frame.line <= len(lines):
+        return None
+    return _CrashSite(frame, lines, definition)
+
+
+def _null_argument(report: Report, site: _CrashSite) -> bool:
+    """Whether the trace is a null dereference at the crash site of a value its function
+    received as a parameter (`share.recipient.email` in `def share_created(self, share)`)."""
     message = report.exception.message if report.exception else None
     member = next((m.group(1) for p in _NULL_MEMBER if (m := p.search(message or ""))), None)
     if member is None:
         return False
-    try:
-        lines = workspace.read_text_lines(frame.path)[1]
-    except ToolError:
-        return False
-    if not 0 < frame.line <= len(lines):
-        return False
-    used = re.search(
-        rf"([A-Za-z_$][\w$]*)(?:\??\.[\w$]+)*\??\.{re.escape(member)}\b", lines[frame.line - 1]
-    )
-    definition = workspace.repository.index.enclosing(frame.path, frame.line)
-    if used is None or definition is None or used.group(1) in ("self", "this", "cls"):
+    used = re.search(rf"([A-Za-z_$][\w$]*)(?:\??\.[\w$]+)*\??\.{re.escape(member)}\b", site.text)
+    if used is None or used.group(1) in ("self", "this", "cls"):
         return False
     signature = []
-    for text in lines[definition.line - 1 : definition.line - 1 + SIGNATURE_LINES]:
+    start = site.definition.line - 1
+    for text in site.lines[start : start + SIGNATURE_LINES]:
         signature.append(text)
         if text.rstrip().endswith((":", "{", "=>")):
             break
     return re.search(rf"\b{re.escape(used.group(1))}\b", "\n".join(signature)) is not None
 
 
-def _guard_inputs(frame: Candidate, workspace: Workspace) -> list[Candidate]:
+def _guard_inputs(site: _CrashSite, index: SymbolIndex) -> list[Candidate]:
     """When the failing line is an explicit raise/throw under an `if`, the functions that
     computed what the condition tests (`pages = self.page_count(…)` … `if page > pages:`
     … `raise PageOutOfRange`): the check is often right and its input wrong."""
-    index = workspace.repository.index
-    definition = index.enclosing(frame.path, frame.line)
-    try:
-        lines = workspace.read_text_lines(frame.path)[1]
-    except ToolError:
+    if not _RAISE.match(site.text):
         return []
-    if definition is None or not 0 < frame.line <= len(lines):
-        return []
-    if not _RAISE.match(lines[frame.line - 1]):
-        return []
-    indent = len(lines[frame.line - 1]) - len(lines[frame.line - 1].lstrip())
-    body = lines[definition.line - 1 : frame.line - 1]
+    indent = len(site.text) - len(site.text.lstrip())
+    body = site.lines[site.definition.line - 1 : site.frame.line - 1]
     guard = next(
         (m for m in map(_GUARD.match, reversed(body)) if m and len(m.group(1)) < indent), None
     )
@@ -357,10 +363,10 @@ def _guard_inputs(frame: Candidate, workspace: Workspace) -> list[Candidate]:
             callees += _calls(assigned.group(2))
     found: list[Candidate] = []
     for name in dict.fromkeys(callees):
-        place = _definition_near(name, frame.path, index)
-        if place is not None and place[1].name != definition.name:
+        place = _definition_near(name, site.frame.path, index)
+        if place is not None and place[1].name != site.definition.name:
             path, target = place
-            why = f"computes `{name}(…)`, which the failing check at line {frame.line} tests"
+            why = f"computes `{name}(…)`, which the failing check at line {site.frame.line} tests"
             found.append(_span(path, target, target.line, Source.DATAFLOW, why))
     return found[:MAX_GUARD_INPUTS]
 
