@@ -1,0 +1,5 @@
+"""The hostile suite: probes a hostile user (or a hostile network) would send — secrets
+behind innocent names, malformed and oversized input, poisoned caches, killed runs.
+
+Each test asserts the defended behaviour; the whole suite stays under a minute.
+"""
