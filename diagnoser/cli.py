@@ -20,15 +20,17 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from diagnoser.doctor import run_checks
-from diagnoser.errors import DiagnoserError
+from diagnoser.doctor import EXPLORER_ROLE, run_checks
+from diagnoser.errors import ConfigError, DiagnoserError
 from diagnoser.intake import IntakeError, ReportIn, Trace, from_payload
+from diagnoser.models import resolve_model
 from diagnoser.offline import MODEL_NAME
 from diagnoser.pipeline import Event, State, diagnose
 from diagnoser.render import to_json, to_markdown, to_sarif_json
-from diagnoser.settings import Settings, default_database_url
+from diagnoser.settings import Settings, default_database_url, load_settings
 from diagnoser.workspace import Workspace
 from repomap import RepoMapError
+from repomap.signals import run_stoppable
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -70,30 +72,44 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    return run_stoppable(lambda: _run(args), prog="diagnoser")
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "repomap":
         from repomap.__main__ import main as repomap_main  # noqa: PLC0415 (one entry point)
 
         return repomap_main(args.args)
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        if args.command == "doctor":  # the doctor reports, as one of its checks
+            print(f"FAIL settings: {exc}")
+            return EXIT_FAILED
+        return _usage(str(exc))
     if args.command == "doctor":
-        return run_doctor(args)
-    return run_diagnose(args)
+        return run_doctor(args, settings)
+    return run_diagnose(args, settings)
 
 
 class _BadInput(Exception):
     """What is wrong with the command's input, in words for the user (exit 2)."""
 
 
-def run_diagnose(args: argparse.Namespace) -> int:
+def run_diagnose(args: argparse.Namespace, settings: Settings) -> int:
     sink = None if args.quiet else _progress
-    try:
-        workspace, report_in, traces = _inputs(args)
+    try:  # models first: a typo in a flag should not wait for an index build
+        model = resolve_model(args.model, setting="--model")
+        formatter = (
+            None
+            if args.formatter_model is None
+            else resolve_model(args.formatter_model, setting="--formatter-model", offline=False)
+        )
+        workspace, report_in, traces = _inputs(args, settings)
         outcome = diagnose(
-            report_in, workspace, model=args.model, traces=traces, sink=sink,
-            formatter=args.formatter_model,
-        )  # fmt: skip
-    except _BadInput as exc:
-        return _usage(str(exc))
-    except (DiagnoserError, RepoMapError) as exc:  # e.g. a data directory inside the repo
+            report_in, workspace, model=model, traces=traces, sink=sink, formatter=formatter
+        )
+    except (_BadInput, DiagnoserError, RepoMapError) as exc:  # e.g. a data dir inside the repo
         return _usage(str(exc))
     if outcome.finding is None:
         print(f"diagnosis {outcome.state.value}: {outcome.reason}", file=sys.stderr)
@@ -102,7 +118,9 @@ def run_diagnose(args: argparse.Namespace) -> int:
     return EXIT_OK if outcome.state in (State.COMPLETE, State.NOT_ACTIONABLE) else EXIT_FAILED
 
 
-def _inputs(args: argparse.Namespace) -> tuple[Workspace, ReportIn, tuple[Trace, ...]]:
+def _inputs(
+    args: argparse.Namespace, settings: Settings
+) -> tuple[Workspace, ReportIn, tuple[Trace, ...]]:
     try:
         raw = sys.stdin.buffer.read() if args.report == "-" else Path(args.report).read_bytes()
     except OSError as exc:
@@ -111,7 +129,7 @@ def _inputs(args: argparse.Namespace) -> tuple[Workspace, ReportIn, tuple[Trace,
     if not text.strip():
         raise _BadInput("the report is empty")
     try:
-        workspace = Workspace(args.repo)
+        workspace = Workspace(args.repo, settings)
         report_in, traces = _report(text, args.provider)
     except ValidationError as exc:
         raise _BadInput(f"invalid report: {exc.errors()[0]['msg']}") from None
@@ -132,14 +150,10 @@ def _report(text: str, provider: str | None) -> tuple[ReportIn, tuple[Trace, ...
     return intakes[0].report, intakes[0].traces
 
 
-def run_doctor(args: argparse.Namespace) -> int:
+def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
     """One line per check; exit 1 if any fails."""
-    try:
-        database_url = Settings().database_url or default_database_url()
-    except ValidationError as exc:
-        print(f"FAIL settings: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}")
-        return EXIT_FAILED
-    models = {"model": args.model, "formatter model": args.formatter_model}
+    database_url = settings.database_url or default_database_url()
+    models = {EXPLORER_ROLE: args.model, "formatter model": args.formatter_model}
     checks = run_checks(models=models, demo_repo=DEFAULT_REPO, database_url=database_url)
     for check in checks:
         print(f"{'ok ' if check.passed else 'FAIL'} {check.name}: {check.detail}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import sqlite3
 import urllib.error
@@ -17,15 +18,22 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic_ai.models import infer_model
-
+from diagnoser.errors import ConfigError
+from diagnoser.models import resolve_model
 from diagnoser.offline import MODEL_NAME
 from repomap import data_home
 from repomap.languages import LANGUAGES, parser_for, query_for
 
+EXPLORER_ROLE = "model"
+"""The role the embedded `offline` model can fill (the formatter's must be a real model)."""
 PROBE_TIMEOUT_SECONDS = 5.0
 PROBE_FILE = ".doctor"
 POSTGRES_PORT = 5432
+DATABASE_URL_SHAPE = (
+    "set DIAGNOSER_DATABASE_URL to sqlite:///PATH or postgresql://USER@HOST:PORT/DB"
+)
+_PLAIN_PATH = re.compile(r"/?[\w.-]*")
+"""A database name shown as it is; anything stranger (a misplaced `user:pw@`) is not."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +47,7 @@ def run_checks(*, models: dict[str, str | None], demo_repo: Path, database_url: 
     """Every check, in order; `models` maps a role (model, formatter model) to its string."""
     checks = [check_grammars(), check_data_directory(data_home())]
     checks.append(check_database(database_url))
-    checks += [check_model(role, model) for role, model in models.items() if model]
+    checks += [check_model(role, model) for role, model in models.items() if model is not None]
     checks.append(Check("demo repository", demo_repo.is_dir(), str(demo_repo)))
     return checks
 
@@ -68,27 +76,35 @@ def check_data_directory(home: Path) -> Check:
 
 def check_database(url: str) -> Check:
     """SQLite: the file opens (or its folder can hold it). PostgreSQL: the server accepts
-    a connection. The password never appears in the detail."""
-    parts = urllib.parse.urlsplit(url)
+    a connection. No credential is ever shown, whatever the URL looks like: the detail
+    names only the scheme, host, port and path of a URL that parsed."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError:  # its message may quote the text around the port: a password
+        return Check("database", False, f"malformed URL (host or port); {DATABASE_URL_SHAPE}")
     scheme = parts.scheme.split("+", 1)[0]
-    shown = parts._replace(netloc=parts.netloc.rsplit("@", 1)[-1]).geturl() if parts.netloc else url
     if scheme == "sqlite":  # SQLAlchemy's form: sqlite:///relative or sqlite:////absolute
         path = parts.path[1:]
         if not path or path == ":memory:":
             return Check("database", True, f"SQLite {sqlite3.sqlite_version} in memory")
         return _check_sqlite(Path(path))
-    if scheme in ("postgresql", "postgres"):
-        address = (parts.hostname or "localhost", parts.port or POSTGRES_PORT)
+    if scheme in ("postgresql", "postgres") and parts.netloc:
+        host = parts.hostname or "localhost"
+        database = parts.path if _PLAIN_PATH.fullmatch(parts.path) else "/…"
+        shown = f"{scheme}://{host}:{port or POSTGRES_PORT}{database}"
         try:
-            socket.create_connection(address, timeout=PROBE_TIMEOUT_SECONDS).close()
+            socket.create_connection((host, port or POSTGRES_PORT), PROBE_TIMEOUT_SECONDS).close()
         except OSError as exc:
             return Check("database", False, f"{shown}: unreachable: {exc.strerror or exc}")
         return Check("database", True, f"{shown}: accepts connections")
-    return Check("database", False, f"{shown}: use sqlite:///PATH or postgresql://HOST/DB")
+    return Check("database", False, f"unsupported database URL; {DATABASE_URL_SHAPE}")
 
 
 def _check_sqlite(path: Path) -> Check:
     version = f"SQLite {sqlite3.sqlite_version}"
+    if path.exists() and not path.is_file():  # a device or FIFO would hang or never end
+        return Check("database", False, f"{path} is not a regular file")
     if not path.exists():
         folder = path.parent
         if not folder.is_dir():
@@ -110,12 +126,12 @@ def _check_sqlite(path: Path) -> Check:
 def check_model(role: str, model: str) -> Check:
     """The model string resolves to a PydanticAI model (provider package installed, key
     set), and its endpoint answers when it has one."""
-    if model == MODEL_NAME:
-        return Check(role, True, f"'{MODEL_NAME}' (embedded, no key needed)")
     try:
-        resolved = infer_model(model)
-    except Exception as exc:  # missing provider package, unknown provider, missing key
-        return Check(role, False, f"{model!r} does not resolve: {exc}")
+        resolved = resolve_model(model, setting=role, offline=role == EXPLORER_ROLE)
+    except ConfigError as exc:
+        return Check(role, False, str(exc))
+    if isinstance(resolved, str):
+        return Check(role, True, f"'{MODEL_NAME}' (embedded, no key needed)")
     base_url = resolved.base_url
     if not base_url:
         return Check(role, True, f"{model!r} resolves (no network endpoint)")

@@ -195,8 +195,9 @@ async def _investigate(
         result = await asyncio.wait_for(_explore(deps, chosen, deps.report), timeout)
     except TimeoutError:
         raise _Stopped(State.TIMED_OUT, f"no report within {timeout:g} s", "timed out") from None
-    except (AgentRunError, UnexpectedModelBehavior) as exc:
-        raise _Stopped(State.FAILED, f"the model run failed: {exc}", str(exc)) from None
+    except Exception as exc:  # a provider's own errors too (connection, auth): the run fails
+        reason = _reason(exc)
+        raise _Stopped(State.FAILED, f"the model run failed: {reason}", reason) from None
     if run.state is not State.REPORTING:  # the model wrote without passing every stage
         run.move(State.REPORTING, "report written")
     return result
@@ -217,9 +218,10 @@ async def _structure(
         run.emit(run.state, f"off template ({exc}); formatter model takes over")
     try:
         finding = await format_report(markdown, kind=kind, model=formatter)
-    except (AgentRunError, UnexpectedModelBehavior) as failure:
-        detail = f"the formatter could not structure the report: {failure}"
-        raise _Stopped(State.FAILED, detail, str(failure)) from None
+    except Exception as failure:  # as for the explorer: the run fails, saying why
+        reason = _reason(failure)
+        detail = f"the formatter could not structure the report: {reason}"
+        raise _Stopped(State.FAILED, detail, reason) from None
     models.append(_name(formatter))
     return finding
 
@@ -265,6 +267,14 @@ def _listen(run: _Run, deps: ExplorerDeps) -> None:
 
     deps.funnel.listener = stage_changed
     deps.on_tool = lambda detail: run.emit(run.state, f"tool {detail}")
+
+
+def _reason(exc: Exception) -> str:
+    """A model failure in words: pydantic-ai's own errors speak for themselves; anything
+    else (a provider library's connection error) is named by its type too."""
+    if isinstance(exc, AgentRunError | UnexpectedModelBehavior):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _name(model: Model | str) -> str:

@@ -5,10 +5,13 @@ Validated at start-up and passed in; tests construct it with values instead of p
 
 from __future__ import annotations
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+import re
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
 from diagnoser import constants
+from diagnoser.errors import ConfigError
 from repomap import data_home
 
 DEFAULT_DENY: tuple[str, ...] = (
@@ -50,3 +53,23 @@ class Settings(BaseSettings):
 def default_database_url() -> str:
     """An SQLite file in the data directory (`$DIAGNOSER_HOME`, else the user cache dir)."""
     return f"sqlite:///{data_home() / constants.DATABASE_FILE}"
+
+
+def load_settings() -> Settings:
+    """`Settings()` from the environment, or ConfigError naming the variable to fix."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else ""
+        raise ConfigError(f"{_variable(field)}: {first['msg']}") from None
+    except SettingsError as exc:  # a value that is not even parseable (bad JSON for a list)
+        named = re.search(r'field "(\w+)"', str(exc))
+        reason = f" ({exc.__cause__})" if exc.__cause__ else ""
+        variable = _variable(named.group(1) if named else "")
+        raise ConfigError(f"{variable}: cannot parse the value{reason}") from None
+
+
+def _variable(field: str) -> str:
+    prefix = Settings.model_config.get("env_prefix", "")
+    return f"{prefix}{field}".upper() if field else "a DIAGNOSER_* setting"

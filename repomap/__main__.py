@@ -16,6 +16,7 @@ from repomap.errors import RepoMapError
 from repomap.languages import LANGUAGES
 from repomap.render import estimate_tokens
 from repomap.repository import Repository
+from repomap.signals import run_stoppable
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -50,6 +51,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    return run_stoppable(lambda: _run(args), prog="repomap")
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.tokens < 1:
         print("error: --tokens must be a positive number", file=sys.stderr)
         return EXIT_USAGE

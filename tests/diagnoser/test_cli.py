@@ -68,6 +68,11 @@ def test_webhook_json_through_its_provider(home: Path, capsys: pytest.CaptureFix
             ["diagnose", str(SAMPLES / "reports" / "review_praise.txt"), "--provider", "nope"],
             "nope",
         ),
+        (["diagnose", str(CRASH), "--model", "nonsense:foo"], "--model 'nonsense:foo'"),
+        (["diagnose", str(CRASH), "--model", ""], "--model is empty"),
+        (["diagnose", str(CRASH), "--formatter-model", "nonsense:foo"], "--formatter-model"),
+        (["diagnose", str(CRASH), "--formatter-model", ""], "--formatter-model is empty"),
+        (["diagnose", str(CRASH), "--formatter-model", "offline"], "cannot be 'offline'"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(
@@ -83,7 +88,7 @@ def test_doctor_and_repomap(home: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert code == EXIT_OK and "ok  grammars: 14 languages load" in out
     assert "ok  model: 'offline'" in out
     code, out, _ = run(capsys, "doctor", "--formatter-model", "nosuch:model")
-    assert code == EXIT_FAILED and "FAIL formatter model: 'nosuch:model' does not resolve" in out
+    assert code == EXIT_FAILED and "FAIL formatter model: formatter model 'nosuch:model'" in out
     code, out, _ = run(capsys, "repomap", str(SAMPLES / "demo_app"), "--tokens", "200")
     assert code == EXIT_OK and "backend/notes/" in out
 
@@ -106,3 +111,22 @@ def test_a_data_directory_inside_the_repo_is_a_usage_error(
     monkeypatch.setenv("DIAGNOSER_HOME", str(repo / ".cache"))
     code, _, err = run(capsys, "diagnose", str(CRASH), "--repo", str(repo), "--quiet")
     assert code == EXIT_USAGE and "set DIAGNOSER_HOME to a folder outside it" in err
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("DIAGNOSER_MAX_FILE_BYTES", "-1"), ("DIAGNOSER_GREP_TIME_SECONDS", "soon")],
+)
+def test_a_bad_setting_is_named_exit_2_for_diagnose_and_a_failed_check_for_doctor(
+    home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
+    value: str,
+) -> None:
+    monkeypatch.setenv(variable, value)
+    code, out, err = run(capsys, "diagnose", str(CRASH), "--quiet")
+    assert code == EXIT_USAGE and out == "" and err.startswith(f"error: {variable}: ")
+    assert "report" not in err
+    code, out, _ = run(capsys, "doctor")
+    assert code == EXIT_FAILED and out.startswith(f"FAIL settings: {variable}: ")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import sqlite3
 import threading
@@ -12,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from diagnoser import doctor
+from diagnoser import models
 from diagnoser.doctor import (
     check_data_directory,
     check_database,
@@ -69,7 +70,7 @@ def test_a_model_with_an_endpoint_is_resolved_and_probed_with_its_key(
     server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     resolved = SimpleNamespace(base_url=server, client=SimpleNamespace(api_key=KEY))
-    monkeypatch.setattr(doctor, "infer_model", lambda model: resolved)
+    monkeypatch.setattr(models, "infer_model", lambda model: resolved)
     check = check_model("model", "openai:gateway-model")
     assert check.passed and check.detail.endswith("reachable (HTTP 200)")
     resolved.client.api_key = "wrong"
@@ -80,7 +81,15 @@ def test_models_that_need_no_server_or_do_not_resolve() -> None:
     assert check_model("model", "offline").passed
     assert check_model("model", "test").detail == "'test' resolves (no network endpoint)"
     broken = check_model("formatter model", "nosuch:model")
-    assert not broken.passed and "does not resolve" in broken.detail
+    assert not broken.passed and "formatter model 'nosuch:model' is not usable" in broken.detail
+    empty = check_model("model", "  ")
+    assert not empty.passed and empty.detail.startswith("model is empty")
+
+
+def test_an_empty_model_is_checked_not_skipped(home: Path, tmp_path: Path) -> None:
+    checks = run_checks(models={"model": ""}, demo_repo=tmp_path, database_url="sqlite://")
+    model = next(c for c in checks if c.name == "model")
+    assert not model.passed
 
 
 def test_an_unwritable_data_directory_fails_with_the_fix(tmp_path: Path) -> None:
@@ -114,6 +123,34 @@ def test_postgres_is_probed_and_the_password_is_never_shown() -> None:
         and "sqlite:///PATH" in unknown.detail
         and "hunter2" not in unknown.detail
     )
+
+
+MALFORMED_WITH_PASSWORD = [
+    "postgresql//alice:hunter2@db/x",  # no "://"
+    "postgresql://alice:hunter2@db:99999/x",  # port out of range
+    "postgresql://alice:hunter2@[::1/x",  # unterminated IPv6
+    "postgresql://alice:hunter2/x",  # no "@host": the password parses as a port
+    "postgresql://db/x?password=hunter2",
+    "postgresql://alice/hunter2@db",
+    "alice:hunter2@db",
+    "hunter2",
+    "",
+]
+
+
+@pytest.mark.parametrize("url", MALFORMED_WITH_PASSWORD)
+def test_a_malformed_database_url_fails_without_showing_a_credential(url: str) -> None:
+    check = check_database(url)
+    assert not check.passed and "hunter2" not in check.detail
+    assert "DIAGNOSER_DATABASE_URL" in check.detail or "unreachable" in check.detail
+
+
+def test_sqlite_on_a_device_or_fifo_fails_without_hanging(tmp_path: Path) -> None:
+    fifo = tmp_path / "db.fifo"
+    os.mkfifo(fifo)
+    for path in ("/dev/zero", str(fifo), str(tmp_path)):
+        check = check_database(f"sqlite:///{path}")
+        assert not check.passed and "not a regular file" in check.detail
 
 
 def test_the_default_database_lives_in_the_data_directory(

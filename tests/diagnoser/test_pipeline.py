@@ -158,6 +158,16 @@ def test_a_model_that_never_stops_hits_the_usage_limit_and_fails(workspace: Work
     assert outcome.reason
 
 
+def test_a_provider_error_ends_the_run_failed_saying_why(workspace: Workspace) -> None:
+    def unreachable(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise ConnectionRefusedError("connection refused by 127.0.0.1:9")
+
+    outcome = diagnose(ReportIn(text=TRACE), workspace, model=FunctionModel(unreachable))
+    assert outcome.state is State.FAILED and outcome.finding is None
+    assert outcome.reason == "ConnectionRefusedError: connection refused by 127.0.0.1:9"
+    assert outcome.events[-1].detail == f"the model run failed: {outcome.reason}"
+
+
 def test_a_slow_model_times_out(workspace: Workspace) -> None:
     async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         await asyncio.sleep(5)

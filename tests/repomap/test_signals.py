@@ -1,0 +1,58 @@
+"""run_stoppable: a stop request becomes one line and the shell's exit code, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from repomap.signals import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    run_stoppable,
+)
+
+
+def test_a_normal_run_returns_its_own_code_and_restores_the_sigterm_handler() -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    assert run_stoppable(lambda: 7, prog="x") == 7
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_ctrl_c_is_one_line_and_exit_130(capsys: pytest.CaptureFixture[str]) -> None:
+    def main() -> int:
+        raise KeyboardInterrupt
+
+    assert run_stoppable(main, prog="repomap") == EXIT_INTERRUPTED == 130
+    assert capsys.readouterr().err == "repomap: interrupted\n"
+
+
+def test_sigterm_is_one_line_and_exit_143_and_finally_blocks_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    cleaned: list[bool] = []
+
+    def main() -> int:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            signal.pause()  # the handler raises before this returns
+            return 0
+        finally:
+            cleaned.append(True)
+
+    assert run_stoppable(main, prog="diagnoser") == EXIT_TERMINATED == 143
+    assert cleaned == [True]
+    assert capsys.readouterr().err == "diagnoser: terminated\n"
+
+
+def test_a_closed_stdout_ends_quietly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def main() -> int:
+        raise BrokenPipeError
+
+    with (tmp_path / "stdout").open("w") as stdout:  # what gets pointed at /dev/null
+        monkeypatch.setattr(sys, "stdout", stdout)
+        assert run_stoppable(main, prog="x") == EXIT_BROKEN_PIPE == 141
