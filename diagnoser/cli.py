@@ -71,9 +71,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "repomap":
-        from repomap.__main__ import main as repomap_main  # noqa: PLC0415 (one entry point)
-
-        return repomap_main(args.args)
+        return run_repomap(args)
     if args.command == "doctor":
         return run_doctor(args)
     return run_diagnose(args)
@@ -130,6 +128,18 @@ def _report(text: str, provider: str | None) -> tuple[ReportIn, tuple[Trace, ...
     if not intakes:
         raise IntakeError(f"the {provider} payload holds no report", field="")
     return intakes[0].report, intakes[0].traces
+
+
+def run_repomap(args: argparse.Namespace) -> int:
+    """`python -m repomap`, with the settings' deny-list (`DIAGNOSER_DENY`, `…_EXTRA`)."""
+    from repomap.__main__ import main as repomap_main  # noqa: PLC0415 (one entry point)
+
+    try:
+        deny = Settings().deny_list()
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        return _usage(f"setting {'.'.join(map(str, error['loc']))}: {error['msg']}")
+    return repomap_main(args.args, deny=deny)
 
 
 def run_doctor(args: argparse.Namespace) -> int:
