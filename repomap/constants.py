@@ -162,6 +162,10 @@ DENY_EXTRA_ENV_VAR = "DIAGNOSER_DENY_EXTRA"
 """Patterns added to the deny-list (comma-separated or a JSON list): the diagnoser's
 setting, honoured by `python -m repomap` too so a secret denied for one is denied for both."""
 
+DENY_MEMO_ENTRIES = 65_536
+"""Answers a `DenyList` remembers (find_symbol and grounding ask once per reference site)
+before it forgets them all: bounds a long-lived list's memory in the service."""
+
 MAX_LINK_SCAN_ENTRIES = 200_000
 """Directory entries scanned, at most, for the other names of a hard-linked file (`links`):
 bounds the rare scan (~0.3 s on a 200k-entry tree) when a tree has hard links."""

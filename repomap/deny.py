@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import pathspec
 
-from repomap.constants import DEFAULT_DENY
+from repomap.constants import DEFAULT_DENY, DENY_MEMO_ENTRIES
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,9 @@ class DenyList:
             return False  # the root itself
         key = rel + "/" if is_dir else rel
         known = self._memo.get(key)
-        if known is None:  # memoised: find_symbol and grounding ask once per reference
+        if known is None:
+            if len(self._memo) >= DENY_MEMO_ENTRIES:
+                self._memo.clear()
             known = self._memo[key] = self._denies(rel, is_dir)
         return known
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from repomap import deny as deny_module
 from repomap.deny import DenyList, parse_patterns
 
 DEFAULT = DenyList.default()
@@ -95,3 +96,11 @@ def test_parse_patterns_takes_commas_or_json(text: str, patterns: tuple[str, ...
 def test_parse_patterns_refuses_json_that_is_not_a_list_of_strings() -> None:
     with pytest.raises(ValueError, match="list of strings"):
         parse_patterns("[1, 2]")
+
+
+def test_remembered_answers_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(deny_module, "DENY_MEMO_ENTRIES", 3)
+    rule = DenyList((".env",))
+    answers = [rule.denies(f"pkg{i}/.env") for i in range(10)]
+    assert all(answers) and len(rule._memo) <= 3
+    assert not rule.denies("pkg0/app.py")
