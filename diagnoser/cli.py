@@ -76,10 +76,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.command == "repomap":
-        from repomap.__main__ import main as repomap_main  # noqa: PLC0415 (one entry point)
-
-        return repomap_main(args.args)
     try:
         settings = load_settings()
     except ConfigError as exc:
@@ -87,6 +83,8 @@ def _run(args: argparse.Namespace) -> int:
             print(f"FAIL settings: {exc}")
             return EXIT_FAILED
         return _usage(str(exc))
+    if args.command == "repomap":
+        return run_repomap(args, settings)
     if args.command == "doctor":
         return run_doctor(args, settings)
     return run_diagnose(args, settings)
@@ -148,6 +146,13 @@ def _report(text: str, provider: str | None) -> tuple[ReportIn, tuple[Trace, ...
     if not intakes:
         raise IntakeError(f"the {provider} payload holds no report", field="")
     return intakes[0].report, intakes[0].traces
+
+
+def run_repomap(args: argparse.Namespace, settings: Settings) -> int:
+    """`python -m repomap`, with the settings' deny-list (`DIAGNOSER_DENY`, `…_EXTRA`)."""
+    from repomap.__main__ import main as repomap_main  # noqa: PLC0415 (one entry point)
+
+    return repomap_main(args.args, deny=settings.deny_list())
 
 
 def run_doctor(args: argparse.Namespace, settings: Settings) -> int:

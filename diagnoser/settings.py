@@ -1,33 +1,25 @@
 """`Settings`: the one configuration object, from the environment (`DIAGNOSER_*`) or arguments.
 
 Validated at start-up and passed in; tests construct it with values instead of patching.
+The deny-list settings take a comma-separated list (`DIAGNOSER_DENY_EXTRA='*.sql, local/'`)
+or a JSON list (`'["*.sql", "a,b.txt"]'`, for a pattern holding a comma); every pattern is
+compiled here, so a bad one fails at start-up, named.
 """
 
 from __future__ import annotations
 
-import re
+from typing import Annotated
 
-from pydantic import Field, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from diagnoser import constants
 from diagnoser.errors import ConfigError
-from repomap import data_home
+from repomap import DEFAULT_DENY, DenyList, data_home, parse_patterns
 
-DEFAULT_DENY: tuple[str, ...] = (
-    # environment files and private keys
-    ".env", ".env.*", "*.env", ".envrc",
-    "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.asc", "*.gpg",
-    "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.ppk",
-    # credential and secret stores
-    "credentials", "credentials.*", "*credentials*.json", "secrets", "secrets.*", "!secrets.py",
-    "*.secret", "*.secrets", "service-account*.json", "*.tfvars", "*.tfstate", "*.tfstate.*",
-    ".npmrc", ".pypirc", ".netrc", ".pgpass", ".htpasswd", ".git-credentials", ".dockercfg",
-    ".docker/config.json", ".aws/", ".ssh/", ".gnupg/", ".kube/config",
-    # version-control internals
-    ".git/", ".hg/", ".svn/",
-)  # fmt: skip
-"""Gitignore-style patterns of files no tool lists, greps or reads."""
+Patterns = Annotated[tuple[str, ...], NoDecode]
+"""Deny patterns; `NoDecode` so the validator, not pydantic-settings' JSON-only decoding,
+reads the environment's text."""
 
 
 class Settings(BaseSettings):
@@ -35,9 +27,9 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="DIAGNOSER_", frozen=True)
 
-    deny: tuple[str, ...] = DEFAULT_DENY
+    deny: Patterns = DEFAULT_DENY
     """Secret files, gitignore syntax; replaces the default list when set."""
-    deny_extra: tuple[str, ...] = ()
+    deny_extra: Patterns = ()
     """Patterns added to `deny` (the usual way to extend it)."""
     max_file_bytes: int = Field(default=constants.MAX_FILE_BYTES, gt=0)
     grep_max_results: int = Field(default=constants.GREP_MAX_RESULTS, gt=0)
@@ -48,6 +40,21 @@ class Settings(BaseSettings):
     database_url: str | None = None
     """Where jobs and findings are stored: `sqlite:///path` or `postgresql://…`; unset,
     an SQLite file in the data directory (`default_database_url`)."""
+
+    @field_validator("deny", "deny_extra", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        return parse_patterns(value) if isinstance(value, str) else value
+
+    @field_validator("deny", "deny_extra")
+    @classmethod
+    def _compiles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        DenyList(value)  # ValueError naming the first bad pattern
+        return value
+
+    def deny_list(self) -> DenyList:
+        """The one deny rule every reader applies: `deny`, then `deny_extra`."""
+        return DenyList(self.deny).extended(self.deny_extra)
 
 
 def default_database_url() -> str:
@@ -63,11 +70,6 @@ def load_settings() -> Settings:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else ""
         raise ConfigError(f"{_variable(field)}: {first['msg']}") from None
-    except SettingsError as exc:  # a value that is not even parseable (bad JSON for a list)
-        named = re.search(r'field "(\w+)"', str(exc))
-        reason = f" ({exc.__cause__})" if exc.__cause__ else ""
-        variable = _variable(named.group(1) if named else "")
-        raise ConfigError(f"{variable}: cannot parse the value{reason}") from None
 
 
 def _variable(field: str) -> str:

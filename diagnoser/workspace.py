@@ -1,12 +1,17 @@
 """`Workspace`: the one gate to a repository's files. Read-only by construction.
 
 Every path a tool receives is repo-relative and goes through `resolve`, which refuses:
-NUL bytes and over-long paths; absolute, home-relative and drive paths; any `..`
-component (also after Unicode NFKC folding and %-decoding, so look-alikes and encoded
-dots cannot sneak one in); symlinks whose target lies outside the root; files on the
-secrets deny-list (by the requested path and by the symlink target); and anything that
-is not a regular file or directory (devices, FIFOs, sockets). Files are opened
-`O_RDONLY | O_NOFOLLOW | O_NONBLOCK`; there is no method that writes.
+NUL bytes, text that is not valid UTF-8 and over-long paths; absolute, home-relative and
+drive paths; any `..` component (also after Unicode NFKC folding and %-decoding, so
+look-alikes and encoded dots cannot sneak one in); symlinks whose target lies outside the
+root; files on the secrets deny-list (by the requested path and by the symlink target); a
+hard-linked file the walk did not list (it may be a second name of a secret); and
+anything that is not a regular file or directory (devices, FIFOs, sockets). Files are
+opened `O_RDONLY | O_NOFOLLOW | O_NONBLOCK`; there is no method that writes.
+
+The deny rule is one `repomap.DenyList` (`Settings.deny_list()`), the same object the
+walk behind `files` and `repository` applies, so the map, the symbol index and every
+tool agree on what is secret.
 """
 
 from __future__ import annotations
@@ -22,13 +27,13 @@ from enum import StrEnum
 from pathlib import Path
 from urllib.parse import unquote
 
-import pathspec
 from rapidfuzz import fuzz, process
 
 from diagnoser.constants import BINARY_SNIFF_BYTES, MAX_PATH_CHARS
 from diagnoser.errors import PathRefused, ToolError
 from diagnoser.settings import Settings
-from repomap import Repository
+from repomap import DenyList, Repository
+from repomap.deny import is_utf8
 from repomap.files import FileEntry, walk_files
 
 MAX_NAME_BYTES = 255
@@ -74,43 +79,40 @@ class Workspace:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise ToolError(f"not a directory: {root}")
+        if not is_utf8(str(self.root)):
+            raise ToolError(f"the repository's path is not valid UTF-8: {root!r}")
         self.settings = settings or Settings()
-        self._deny = pathspec.GitIgnoreSpec.from_lines(
-            [*self.settings.deny, *self.settings.deny_extra]
-        )
+        self.deny: DenyList = self.settings.deny_list()
+        """The secrets rule: the walk behind `files` and `repository` applies it too."""
         self._repository = repository
         self._home = home
-        self._denied: dict[str, bool] = {}
         self._unreadable: set[str] = set()  # listed files found binary or unreadable once
 
     @property
     def repository(self) -> Repository:
         """The repo map's index of this repository (built or loaded on first use)."""
         if self._repository is None:  # secrets stay out of the index, so out of the map
-            self._repository = Repository.open(self.root, home=self._home, exclude=self.denied)
+            self._repository = Repository.open(self.root, home=self._home, deny=self.deny)
         return self._repository
 
     @functools.cached_property
     def files(self) -> list[FileEntry]:
-        """Every file the tools may see: the repo map's ignore rules, minus secrets (by name,
-        and by target for symlinks)."""
-        return [
-            f
-            for f in walk_files(self.root).files
-            if not self.denied(f.path) and not (f.target and self.denied(f.target))
-        ]
+        """Every file the tools may see: the repo map's walk, ignore rules and deny-list
+        (by name, by symlink target, by hard link) included."""
+        return walk_files(self.root, deny=self.deny).files
 
     @functools.cached_property
     def file_paths(self) -> frozenset[str]:
         return frozenset(f.path for f in self.files)
 
+    @functools.cached_property
+    def _listed_contents(self) -> frozenset[str]:
+        """Repo-relative real paths of the listed files (a symlink's target)."""
+        return frozenset(f.target or f.path for f in self.files)
+
     def denied(self, rel: str, *, is_dir: bool = False) -> bool:
         """Whether `rel` (or a folder above it) is on the secrets deny-list."""
-        key = rel + "/" if is_dir else rel
-        known = self._denied.get(key)
-        if known is None:  # memoised: find_symbol asks once per reference site
-            known = self._denied[key] = bool(rel) and self._deny.match_file(key)
-        return known
+        return self.deny.denies(rel, is_dir=is_dir)
 
     def resolve(self, path: str, kind: Kind = Kind.FILE) -> Resolved:
         """Check `path` and return where it really is, or raise PathRefused / ToolError."""
@@ -124,19 +126,23 @@ class Workspace:
         if self.denied(real_rel) or self.denied(real_rel, is_dir=True):
             raise PathRefused(f"refused: {rel} points at a file on the secrets deny-list")
         try:
-            mode = real.stat().st_mode
+            info = real.stat()
         except FileNotFoundError:
             raise ToolError(self._missing(rel, kind)) from None
         except OSError as exc:
             raise ToolError(f"cannot open {rel}: {exc.strerror}") from None
-        if stat.S_ISDIR(mode):
+        if stat.S_ISDIR(info.st_mode):
             if kind is Kind.FILE:
                 raise ToolError(f"{rel or '.'} is a directory; use list_dir")
             return Resolved(real_rel, real, Kind.DIRECTORY)
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(info.st_mode):
             raise PathRefused(f"refused: {rel} is not a regular file (device, FIFO or socket)")
         if kind is Kind.DIRECTORY:
             raise ToolError(f"{rel} is a file, not a directory; use read_range")
+        if info.st_nlink > 1 and real_rel not in self._listed_contents:
+            # The walk checked its other names against the deny-list; unlisted, it may
+            # be a second name of a secret (or lie in an ignored folder): refuse.
+            raise PathRefused(f"refused: {rel} is a hard link to a file that is not listed")
         return Resolved(real_rel, real, Kind.FILE)
 
     def read_bytes(self, path: str) -> tuple[Resolved, bytes]:
@@ -210,6 +216,8 @@ def _normalise(path: str, root: Path) -> str:
     raw = path.strip()
     if "\0" in raw:
         raise PathRefused("refused: the path contains a NUL byte")
+    if not is_utf8(raw):  # a lone surrogate would reach the file system as a raw byte
+        raise PathRefused("refused: the path is not valid UTF-8")
     if len(raw) > MAX_PATH_CHARS or any(
         len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in raw.split("/")
     ):

@@ -1,12 +1,15 @@
 """The repo map: a ranked, token-budgeted view of a repository, and its symbol index.
 
 Run it: `python -m repomap PATH [--tokens N] [--focus FILE_OR_IDENT ...] [--stats]`.
+Secret files (`.env*`, keys, credentials, …) never enter it: see `DenyList`.
 """
 
 from __future__ import annotations
 
 from repomap.build import BuildStats
 from repomap.cache import data_home
+from repomap.constants import DEFAULT_DENY
+from repomap.deny import DenyList, parse_patterns
 from repomap.errors import InvalidRepoError, QueryError, RepoMapError
 from repomap.files import Skipped
 from repomap.focus import Focus
@@ -17,9 +20,11 @@ from repomap.repository import Repository
 from repomap.tags import Definition, FileTags
 
 __all__ = [
+    "DEFAULT_DENY",
     "LANGUAGES",
     "BuildStats",
     "Definition",
+    "DenyList",
     "FileTags",
     "Focus",
     "InvalidRepoError",
@@ -35,4 +40,5 @@ __all__ = [
     "SymbolIndex",
     "data_home",
     "language_for",
+    "parse_patterns",
 ]

@@ -25,6 +25,7 @@ from repomap.constants import (
     MIN_FILES_FOR_POOL,
     PARSE_CHUNK_FILES,
 )
+from repomap.deny import DenyList
 from repomap.files import FileEntry, Skipped, resolve_root, walk_files
 from repomap.tags import FileTags, extract_tags
 
@@ -63,18 +64,18 @@ def build(
     use_cache: bool = True,
     progress: Progress | None = None,
     workers: int | None = None,
-    exclude: Callable[[str], bool] | None = None,
+    deny: DenyList | None = None,
 ) -> BuildResult:
     """Tags of every supported file under `path`, reusing the cache in `home`.
 
-    `exclude(path)` leaves more files out than the ignore rules (the diagnoser's secrets).
+    `deny` keeps secret files out (`repomap.deny`; default: the default list).
     """
     started = time.perf_counter()
     root = resolve_root(path)
     directory = cache.cache_dir_for(root, home)
     state = cache.load(directory) if use_cache else cache.CacheState()
-    walked = walk_files(root, mapped_only=True)
-    entries = [e for e in walked.files if not exclude(e.path)] if exclude else walked.files
+    walked = walk_files(root, mapped_only=True, deny=deny)
+    entries = walked.files
 
     fresh: dict[str, cache.CachedFile] = {}
     to_parse: list[FileEntry] = []

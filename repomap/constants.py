@@ -139,3 +139,33 @@ CHARS_PER_TOKEN = 3.7
 
 BUDGET_TOLERANCE = 0.10
 """The rendered map must land within this share of the budget (below, never above)."""
+
+# --- secrets --------------------------------------------------------------
+DEFAULT_DENY: tuple[str, ...] = (
+    # environment files and private keys
+    ".env", ".env.*", "*.env", ".envrc",
+    "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.asc", "*.gpg",
+    "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.ppk",
+    # credential and secret stores
+    "credentials", "credentials.*", "*credentials*.json", "secrets", "secrets.*", "!secrets.py",
+    "*.secret", "*.secrets", "service-account*.json", "*.tfvars", "*.tfstate", "*.tfstate.*",
+    ".npmrc", ".pypirc", ".netrc", ".pgpass", ".htpasswd", ".git-credentials", ".dockercfg",
+    "**/.docker/config.json", ".aws/", ".ssh/", ".gnupg/", "**/.kube/config",
+    # version-control internals
+    ".git/", ".hg/", ".svn/",
+)  # fmt: skip
+"""Gitignore-style patterns of secret files: never indexed, mapped, listed, grepped or read
+(`repomap.deny`). `**/` makes a pattern with a folder in it match at any depth, like the
+bare names do (git anchors `a/b` to the root)."""
+
+DENY_EXTRA_ENV_VAR = "DIAGNOSER_DENY_EXTRA"
+"""Patterns added to the deny-list (comma-separated or a JSON list): the diagnoser's
+setting, honoured by `python -m repomap` too so a secret denied for one is denied for both."""
+
+DENY_MEMO_ENTRIES = 65_536
+"""Answers a `DenyList` remembers (find_symbol and grounding ask once per reference site)
+before it forgets them all: bounds a long-lived list's memory in the service."""
+
+MAX_LINK_SCAN_ENTRIES = 200_000
+"""Directory entries scanned, at most, for the other names of a hard-linked file (`links`):
+bounds the rare scan (~0.3 s on a 200k-entry tree) when a tree has hard links."""

@@ -2,8 +2,13 @@
 
 Walks the tree without following directory symlinks (so no loops, and nothing outside
 the root), honours every `.gitignore` on the way (pathspec, git's own semantics) plus
-the default ignores in `constants`, and stats each file once. Content checks (binary,
-minified, size) happen when a file is read for parsing, in `build`.
+the default ignores in `constants`, and stats each file once. The secrets deny-list
+(`repomap.deny`) is applied here, so everything built on the walk obeys it: denied
+folders are not entered, denied files, symlinks to them (by the link's path and by its
+target) and hard links to them (`repomap.links`) are left out, silently — listing a
+secret's name would only invite a reader to ask for it. Names that are not valid UTF-8
+are skipped with a warning (nothing downstream could print, match or cache them).
+Content checks (binary, minified, size) happen when a file is read for parsing, in `build`.
 """
 
 from __future__ import annotations
@@ -16,8 +21,13 @@ from pathlib import Path
 import pathspec
 
 from repomap.constants import DEFAULT_IGNORED_DIRS, MAX_WALK_DEPTH, MINIFIED_SUFFIXES
+from repomap.deny import DenyList, is_utf8
 from repomap.errors import InvalidRepoError
 from repomap.languages import language_for
+from repomap.links import Inode, Linked, check_links
+
+NOT_UTF8 = "file name is not valid UTF-8"
+LINKS_UNCHECKED = "too many files to check every hard link against the deny-list"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,27 +80,59 @@ def resolve_root(path: str | os.PathLike[str]) -> Path:
         raise InvalidRepoError(f"not a directory (give the repository's folder): {path}")
     if not os.access(root, os.R_OK | os.X_OK):
         raise InvalidRepoError(f"cannot read directory: {path}")
-    return root.resolve()
+    resolved = root.resolve()
+    if not is_utf8(str(resolved)):  # the cache is keyed by it, and every message shows it
+        raise InvalidRepoError(
+            f"the repository's path is not valid UTF-8: {escaped(str(resolved))}"
+        )
+    return resolved
 
 
-def walk_files(root: Path, *, mapped_only: bool = False) -> WalkResult:
-    """Every non-ignored regular file under `root` (sorted), and what was skipped.
+def walk_files(
+    root: Path, *, mapped_only: bool = False, deny: DenyList | None = None
+) -> WalkResult:
+    """Every non-ignored, non-denied regular file under `root` (sorted), and what was skipped.
 
     With `mapped_only`, only files in a language the map parses (the others are not
-    even stat-ed: most of a large tree is docs, data and assets).
+    even stat-ed: most of a large tree is docs, data and assets). `deny` defaults to
+    the default deny-list; `DenyList(())` denies nothing.
     """
     result = WalkResult()
-    _walk(_Walk(root, mapped_only, result), "", [], 0)
+    walk = _Walk(root, mapped_only, DenyList.default() if deny is None else deny, result)
+    _walk(walk, "", [], 0)
+    if walk.linked:
+        check = check_links(str(root), walk.linked, walk.deny)
+        if check.denied:
+            result.files = [f for f in result.files if f.path not in check.denied]
+        if not check.complete:
+            result.skipped.append(Skipped(".", LINKS_UNCHECKED))
     result.files.sort(key=lambda f: f.path)
     result.skipped.sort(key=lambda s: s.path)
     return result
+
+
+def escaped(path: str) -> str:
+    """`path` printable: bytes that are not UTF-8 shown as `\\xff`."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 @dataclass(frozen=True, slots=True)
 class _Walk:
     root: Path
     mapped_only: bool
+    deny: DenyList
     out: WalkResult
+    linked: dict[Inode, Linked] = field(default_factory=dict)
+    """Listed files whose inode has other names (hard links), for `links.check_links`."""
+
+    def add(self, entry: FileEntry, info: os.stat_result, *, name: bool) -> None:
+        """List `entry`; `info` is the stat of its content (the target, for a symlink)."""
+        self.out.files.append(entry)
+        if info.st_nlink > 1:
+            item = self.linked.setdefault((info.st_dev, info.st_ino), Linked(info.st_nlink))
+            item.shown_as.append(entry.path)
+            if name:
+                item.names.add(entry.path)
 
 
 def _walk(walk: _Walk, rel_dir: str, ignores: list[_Ignore], depth: int) -> None:
@@ -110,11 +152,16 @@ def _walk(walk: _Walk, rel_dir: str, ignores: list[_Ignore], depth: int) -> None
         ignores = _with_gitignore(directory, rel_dir, ignores, out)
     for entry in entries:
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+        if not is_utf8(entry.name):  # the folder's own name was checked on the way down
+            out.skipped.append(Skipped(escaped(rel), NOT_UTF8))
+            continue
         try:
             if entry.is_symlink():
                 _add_symlink(walk, entry, rel, ignores)
             elif entry.is_dir(follow_symlinks=False):
-                if not _ignored_dir(entry.name, rel, ignores):
+                if not _ignored_dir(entry.name, rel, ignores) and not walk.deny.matches(
+                    rel, is_dir=True
+                ):
                     _walk(walk, rel, ignores, depth + 1)
             elif entry.is_file(follow_symlinks=False):
                 _add_file(walk, entry, rel, ignores)
@@ -124,15 +171,20 @@ def _walk(walk: _Walk, rel_dir: str, ignores: list[_Ignore], depth: int) -> None
 
 def _add_file(walk: _Walk, entry: os.DirEntry[str], rel: str, ignores: list[_Ignore]) -> None:
     language = language_for(rel)
-    if (language or not walk.mapped_only) and not _ignored_file(entry.name, rel, ignores):
+    if (
+        (language or not walk.mapped_only)
+        and not _ignored_file(entry.name, rel, ignores)
+        and not walk.deny.matches(rel)
+    ):
         st = entry.stat(follow_symlinks=False)
-        walk.out.files.append(FileEntry(rel, st.st_size, st.st_mtime_ns, language))
+        walk.add(FileEntry(rel, st.st_size, st.st_mtime_ns, language), st, name=True)
 
 
 def _add_symlink(walk: _Walk, entry: os.DirEntry[str], rel: str, ignores: list[_Ignore]) -> None:
-    """File symlinks that stay inside the root are mapped; directory symlinks never are."""
+    """File symlinks that stay inside the root are mapped, unless their path or their
+    target is denied; directory symlinks never are."""
     root, out, language = walk.root, walk.out, language_for(rel)
-    if walk.mapped_only and not language:
+    if (walk.mapped_only and not language) or walk.deny.matches(rel):
         return
     try:
         target = Path(entry.path).resolve(strict=True)
@@ -142,10 +194,17 @@ def _add_symlink(walk: _Walk, entry: os.DirEntry[str], rel: str, ignores: list[_
     if not target.is_relative_to(root):
         out.skipped.append(Skipped(rel, "symlink points outside the repository"))
         return
+    real = target.relative_to(root).as_posix()
+    if not is_utf8(real):
+        out.skipped.append(Skipped(rel, f"symlink target's {NOT_UTF8}"))
+        return
     st = target.stat()
-    if stat.S_ISREG(st.st_mode) and not _ignored_file(entry.name, rel, ignores):
-        real = target.relative_to(root).as_posix()
-        out.files.append(FileEntry(rel, st.st_size, st.st_mtime_ns, language, target=real))
+    if (
+        stat.S_ISREG(st.st_mode)
+        and not _ignored_file(entry.name, rel, ignores)
+        and not walk.deny.denies(real)  # the target's folders were not necessarily walked
+    ):
+        walk.add(FileEntry(rel, st.st_size, st.st_mtime_ns, language, target=real), st, name=False)
 
 
 def _with_gitignore(

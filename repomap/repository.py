@@ -10,12 +10,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from repomap import cache
 from repomap.build import BuildResult, BuildStats, Progress, build
 from repomap.constants import DEFAULT_MAP_TOKENS
+from repomap.deny import DenyList
 from repomap.files import Skipped
 from repomap.focus import Focus, resolve_focus
 from repomap.graph import ReferenceGraph, build_graph
@@ -47,14 +48,14 @@ class Repository:
         use_cache: bool = True,
         progress: Progress | None = None,
         workers: int | None = None,
-        exclude: Callable[[str], bool] | None = None,
+        deny: DenyList | None = None,
     ) -> Repository:
         """Index the repository at `path`; raises InvalidRepoError for a bad path.
-        `exclude(path)` keeps more files out than the ignore rules do."""
+        `deny` keeps secret files out of the index (default: the default deny-list)."""
         return cls(
             build(
                 path, home=home, use_cache=use_cache, progress=progress, workers=workers,
-                exclude=exclude,
+                deny=deny,
             )
         )  # fmt: skip
 

@@ -3,6 +3,7 @@ anything from outside the root or from a secret file."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,10 @@ from diagnoser.errors import PathRefused, ToolError
 from diagnoser.settings import Settings
 from diagnoser.tools import find_symbol, grep, list_dir, read_range
 from diagnoser.workspace import Kind, Workspace
+from tests.conftest import MakeRepo
 from tests.diagnoser.conftest import SECRET
+
+ENV_SECRET = 'SECRET_TOKEN_ABC = "xyz"\ndef leak_secret_fn():\n    pass\n'
 
 TRAVERSAL = [
     "../outside/secret.txt",
@@ -220,3 +224,64 @@ def test_secrets_stay_out_of_the_repo_map(workspace: Workspace) -> None:
     assert ".env.py" not in repository.tags
     assert SECRET.replace("-", "_") not in repository.map(tokens=2_000)
     assert sorted(repository.tags) == ["alias.py", "secrets.py", "src/app.py", "src/views.py"]
+
+
+def test_a_symlink_with_an_innocent_name_stays_out_of_the_index(
+    make_repo: MakeRepo, home: Path
+) -> None:
+    root = make_repo({"src/app.py": "def app():\n    return 1\n", ".env": ENV_SECRET})
+    (root / "settings_local.py").symlink_to(".env")
+    workspace = Workspace(root, home=home)
+    assert not find_symbol(workspace, "leak_secret_fn").hits
+    assert "SECRET_TOKEN_ABC" not in workspace.repository.map()
+    assert "settings_local.py" not in workspace.file_paths
+    with pytest.raises(PathRefused, match="points at a file on the secrets deny-list"):
+        read_range(workspace, "settings_local.py")
+
+
+def test_the_settings_rule_is_the_one_the_index_and_the_tools_apply(
+    repo: Path, tmp_path: Path
+) -> None:
+    workspace = Workspace(repo, Settings(deny_extra=("src/views.py",)), home=tmp_path / "h")
+    assert workspace.deny == Settings(deny_extra=("src/views.py",)).deny_list()
+    assert "src/views.py" not in workspace.repository.tags
+    assert "src/views.py" not in workspace.file_paths
+    assert "src/app.py" in workspace.repository.tags
+    with pytest.raises(PathRefused, match="deny-list"):
+        workspace.resolve("src/views.py")
+
+
+def test_hard_links_are_read_only_when_the_walk_listed_them(
+    make_repo: MakeRepo, home: Path
+) -> None:
+    root = make_repo({"app.py": "x = 1\n", ".env": ENV_SECRET, "build/gen.py": "y = 2\n"})
+    os.link(root / ".env", root / "innocent.py")
+    os.link(root / "app.py", root / "copy.py")
+    os.link(root / "build" / "gen.py", root / "build" / "gen_copy.py")  # an ignored folder
+    workspace = Workspace(root, home=home)
+    assert workspace.file_paths == {"app.py", "copy.py"}
+    assert read_range(workspace, "copy.py").lines == ("x = 1",)
+    for path in ("innocent.py", "build/gen_copy.py"):
+        with pytest.raises(PathRefused, match="hard link to a file that is not listed"):
+            read_range(workspace, path)
+    assert read_range(workspace, "app.py").lines == ("x = 1",)
+
+
+def test_file_names_that_are_not_utf8_cannot_break_the_tools(
+    make_repo: MakeRepo, home: Path
+) -> None:
+    root = make_repo({"app.py": "def app():\n    return 1\n"})
+    Path(os.fsdecode(os.fsencode(root) + b"/bad\xffname.py")).write_text("def bad():\n    pass\n")
+    workspace = Workspace(root, home=home)
+    assert workspace.file_paths == {"app.py"}
+    outputs = [
+        grep(workspace, ".").render(),
+        list_dir(workspace, ".", depth=3).render(),
+        find_symbol(workspace, "bad").render(),
+        workspace.repository.map(),
+    ]
+    for text in outputs:
+        text.encode("utf-8")  # a lone surrogate would raise here, as it did in print()
+    assert "bad\\xffname.py: file name is not valid UTF-8" in outputs[-1]
+    with pytest.raises(PathRefused, match="not valid UTF-8"):
+        read_range(workspace, "bad\udcffname.py")

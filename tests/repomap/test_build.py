@@ -8,6 +8,7 @@ import pytest
 from repomap import build as build_module
 from repomap.build import build
 from repomap.constants import MAX_FILE_BYTES, MIN_FILES_FOR_POOL
+from repomap.deny import DenyList
 from tests.conftest import MakeRepo
 
 NOTE = "class Note:\n    def save(self):\n        return store(self)\n"
@@ -213,8 +214,8 @@ def test_failed_cache_write_is_a_warning_and_leaves_no_debris(
     assert build(root, home=home).stats.parsed == 1
 
 
-def test_exclude_keeps_files_out(make_repo: MakeRepo, home: Path) -> None:
+def test_deny_list_keeps_files_out(make_repo: MakeRepo, home: Path) -> None:
     root = make_repo({"a.py": NOTE, "private/b.py": "def hidden():\n    pass\n"})
-    result = build(root, home=home, exclude=lambda path: path.startswith("private/"))
+    result = build(root, home=home, deny=DenyList(("private/",)))
     assert sorted(result.tags) == ["a.py"]
     assert result.stats.files == 1
