@@ -14,7 +14,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,7 +114,8 @@ def build(
         cache_dir=str(directory),
     )
     key = cache.content_key(fresh) if use_cache else None
-    return BuildResult(root, cache.TagsView(fresh), stats, warnings, key)
+    repair = _repairer(root, entries, fresh, warnings, directory if use_cache else None)
+    return BuildResult(root, cache.TagsView(fresh, repair), stats, warnings, key)
 
 
 def _reuse(
@@ -130,6 +131,31 @@ def _reuse(
     except OSError:
         return None
     return cached.moved(entry.mtime_ns) if digest == cached.digest else None
+
+
+def _repairer(
+    root: Path,
+    entries: list[FileEntry],
+    files: dict[str, cache.CachedFile],
+    warnings: list[Skipped],
+    directory: Path | None,
+) -> cache.Repair:
+    """What `TagsView` calls when cached tags do not decode: re-parse those files, say so,
+    and save the cache (when there is one) so the next run finds them sound."""
+
+    def repair(paths: Sequence[str]) -> dict[str, cache.CachedFile]:
+        walked = {entry.path: entry for entry in entries}
+        fresh = {path: tag_file(root, walked[path]) for path in paths if path in walked}
+        files.update(fresh)
+        warnings.extend(Skipped(path, "cached tags were damaged; re-parsed") for path in fresh)
+        if directory is not None:
+            try:
+                cache.save(directory, files)
+            except OSError as exc:
+                warnings.append(Skipped(str(directory), f"cache not saved: {exc.strerror or exc}"))
+        return fresh
+
+    return repair
 
 
 def _parse_all(
