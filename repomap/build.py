@@ -234,9 +234,10 @@ def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
 
 def _stop_now(pool: concurrent.futures.ProcessPoolExecutor) -> None:
     """Tear the pool down without waiting for the chunks already queued or running."""
-    # `_processes` is private, but 3.11 has no public way to stop busy workers
-    # (`terminate_workers` arrives in 3.14); it is None once the pool is shut down.
+    # Private attributes, but 3.11 has no public way to stop busy workers
+    # (`terminate_workers` arrives in 3.14); both are None once the pool is shut down.
     workers = list((getattr(pool, "_processes", None) or {}).values())
+    results = getattr(pool, "_result_queue", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for worker in workers:
         worker.terminate()
@@ -244,6 +245,13 @@ def _stop_now(pool: concurrent.futures.ProcessPoolExecutor) -> None:
         worker.join(WORKER_STOP_SECONDS)
         if worker.is_alive():
             worker.kill()
+            worker.join()
+    # A worker stopped halfway through sending its result leaves half a message in the
+    # result pipe: the pool's manager thread, reading it, would wait for the rest for
+    # ever, and the interpreter joins that thread on exit. With every worker gone, our
+    # own write end is the last one: closing it turns that wait into end-of-file.
+    if results is not None:
+        results._writer.close()
 
 
 def _tag_chunk(root: Path, entries: list[FileEntry]) -> list[cache.CachedFile]:

@@ -3,16 +3,18 @@
 A real `python -m repomap` indexes a generated tree big enough for the process pool;
 once its parse workers exist it is killed (SIGKILL to the parent alone) or interrupted
 (SIGINT to its whole process group, as Ctrl-C in a terminal does). Every process it
-started — fork server, workers, resource tracker — must then be gone. A last case pins
-the interruption down: one worker hangs in its chunk and the other is idle when Ctrl-C
-comes, so waiting for queued work would never end and an idle worker that took the
-SIGINT would print a traceback. Linux only: the process tree is read from /proc.
+started — fork server, workers, resource tracker — must then be gone. The last cases
+pin the interruption down with workers that hang in their chunk: waiting for running or
+queued work, or for the rest of a result a worker sent half of, would never end; and a
+worker idle when Ctrl-C comes must not print a traceback. Linux only: the process tree
+is read from /proc.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -142,6 +144,8 @@ def test_ctrl_c_stops_everything_without_worker_tracebacks(big_repo: Path, tmp_p
     child, stderr = _start(big_repo, tmp_path)
     try:
         seen = _watch_until_workers(child)
+        if child.poll() is not None:
+            pytest.skip("the index finished before it could be interrupted")
         os.killpg(child.pid, signal.SIGINT)
         code = child.wait(timeout=DEADLINE_SECONDS)
     finally:
@@ -156,37 +160,53 @@ def test_ctrl_c_stops_everything_without_worker_tracebacks(big_repo: Path, tmp_p
 
 
 STUCK_FILE = "stuck.py"
+"""The chunk holding it hangs; the others are tagged, and their worker goes idle."""
+HALF_FILE = "half.py"
+"""When it exists, every chunk hangs, and the one holding it first sends half a result,
+as a worker stopped mid-send does (nothing else may write to the result pipe then)."""
 HANG_SECONDS = 600.0
-"""Longer than any test run: a build that waits for this chunk never ends in time."""
+"""Longer than any test run: a build that waits for a hung chunk never ends in time."""
 BUILD_WITH_A_STUCK_CHUNK = (
     "import sys; from repomap import build; from tests.hostile import test_stops; "
-    "build._tag_chunk = test_stops.hang_on_stuck_file; "
+    "build._tag_chunk = test_stops.hang_in_chunk; "
     "build.build(sys.argv[1], use_cache=False, workers=2)"
 )
 
 
-def hang_on_stuck_file(root: Path, entries: list[FileEntry]) -> list[CachedFile]:
-    """Stands in for `build._tag_chunk` in the workers: the chunk holding STUCK_FILE
-    hangs, the others are tagged; each leaves a marker when it gets there."""
-    stuck = any(entry.path == STUCK_FILE for entry in entries)
-    tagged = [] if stuck else _tag_chunk(root, entries)
-    (root.parent / ("stuck" if stuck else f"done-{os.getpid()}")).touch()
-    if stuck:
-        time.sleep(HANG_SECONDS)
-    return tagged
+def hang_in_chunk(root: Path, entries: list[FileEntry]) -> list[CachedFile]:
+    """Stands in for `build._tag_chunk` in the workers (see STUCK_FILE and HALF_FILE);
+    leaves a marker file beside the repo when it is done or about to hang."""
+    paths = {entry.path for entry in entries}
+    if not (root / HALF_FILE).exists() and STUCK_FILE not in paths:
+        tagged = _tag_chunk(root, entries)
+        (root.parent / f"done-{os.getpid()}").touch()
+        return tagged
+    if HALF_FILE in paths:
+        frame = sys._getframe()
+        while "result_queue" not in frame.f_locals:  # the worker loop of concurrent.futures
+            assert frame.f_back is not None
+            frame = frame.f_back
+        pipe = frame.f_locals["result_queue"]._writer
+        os.write(pipe.fileno(), struct.pack("!i", 1_000) + b"half")  # announces 1,000 bytes
+    (root.parent / f"hung-{os.getpid()}").touch()
+    time.sleep(HANG_SECONDS)
+    return []
 
 
-def test_interrupt_does_not_wait_for_queued_chunks(make_repo: MakeRepo, tmp_path: Path) -> None:
+@pytest.mark.parametrize("special", [STUCK_FILE, HALF_FILE])
+def test_interrupt_does_not_wait_for_running_chunks(
+    special: str, make_repo: MakeRepo, tmp_path: Path
+) -> None:
     files = {f"m{n}.py": "def f():\n    pass\n" for n in range(2 * PARSE_CHUNK_FILES - 1)}
-    repo = make_repo({**files, STUCK_FILE: "def g():\n    pass\n"})
+    repo = make_repo({**files, special: "def g():\n    pass\n"})
     assert len(files) + 1 >= MIN_FILES_FOR_POOL
     child, stderr = _start(repo, tmp_path, ("-c", BUILD_WITH_A_STUCK_CHUNK))
     try:
         deadline = time.monotonic() + DEADLINE_SECONDS
-        while len(list(repo.parent.glob("done-*"))) + (repo.parent / "stuck").exists() < 2:
+        while len([*repo.parent.glob("done-*"), *repo.parent.glob("hung-*")]) < 2:
             assert time.monotonic() < deadline and child.poll() is None, stderr.read_text()
             time.sleep(0.01)
-        time.sleep(SETTLE_SECONDS)  # the worker that is done is back waiting for work
+        time.sleep(SETTLE_SECONDS)  # a worker that is done is back waiting for work
         seen = {proc for proc, _ in _descendants(child.pid)}
         os.killpg(child.pid, signal.SIGINT)
         code = child.wait(timeout=DEADLINE_SECONDS)
