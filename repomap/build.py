@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+import multiprocessing.connection
 import os
+import signal
+import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +27,7 @@ from repomap.constants import (
     MAX_LINE_CHARS,
     MIN_FILES_FOR_POOL,
     PARSE_CHUNK_FILES,
+    WORKER_STOP_SECONDS,
 )
 from repomap.deny import DenyList
 from repomap.files import FileEntry, Skipped, resolve_root, walk_files
@@ -111,7 +115,8 @@ def build(
         cache_dir=str(directory),
     )
     key = cache.content_key(fresh) if use_cache else None
-    return BuildResult(root, cache.TagsView(fresh), stats, warnings, key)
+    repair = _repairer(root, entries, fresh, warnings, directory if use_cache else None)
+    return BuildResult(root, cache.TagsView(fresh, repair), stats, warnings, key)
 
 
 def _reuse(
@@ -129,35 +134,125 @@ def _reuse(
     return cached.moved(entry.mtime_ns) if digest == cached.digest else None
 
 
+def _repairer(
+    root: Path,
+    entries: list[FileEntry],
+    files: dict[str, cache.CachedFile],
+    warnings: list[Skipped],
+    directory: Path | None,
+) -> cache.Repair:
+    """What `TagsView` calls when cached tags do not decode: re-parse those files, say so,
+    and save the cache (when there is one) so the next run finds them sound."""
+
+    def repair(paths: Sequence[str]) -> dict[str, cache.CachedFile]:
+        walked = {entry.path: entry for entry in entries}
+        fresh = {path: tag_file(root, walked[path]) for path in paths if path in walked}
+        files.update(fresh)
+        warnings.extend(Skipped(path, "cached tags were damaged; re-parsed") for path in fresh)
+        if directory is not None:
+            try:
+                cache.save(directory, files)
+            except OSError as exc:
+                warnings.append(Skipped(str(directory), f"cache not saved: {exc.strerror or exc}"))
+        return fresh
+
+    return repair
+
+
 def _parse_all(
     root: Path, entries: list[FileEntry], progress: Progress | None, workers: int | None
-) -> Iterator[cache.CachedFile]:
+) -> list[cache.CachedFile]:
+    """Tag `entries` (in order), in a process pool when there are enough of them.
+
+    A list, not a generator: an exception that interrupts the build (Ctrl-C, SIGTERM
+    turned into SystemExit) then always lands in here while the pool is alive, where it
+    tears the pool down, rather than in the caller's loop with the pool left running.
+    """
     total = len(entries)
     if progress:
         progress(0, total)
     workers = workers or os.cpu_count() or 1
     if total < MIN_FILES_FOR_POOL or workers == 1:
+        tagged = []
         for done, entry in enumerate(entries, 1):
-            yield tag_file(root, entry)
+            tagged.append(tag_file(root, entry))
             if progress:
                 progress(done, total)
-        return
+        return tagged
     chunks = [entries[i : i + PARSE_CHUNK_FILES] for i in range(0, total, PARSE_CHUNK_FILES)]
+    pool = concurrent.futures.ProcessPoolExecutor(
+        workers, mp_context=_pool_context(), initializer=_init_worker
+    )
+    tagged = []
+    try:
+        for results in pool.map(_tag_chunk, [root] * len(chunks), chunks):
+            tagged.extend(results)
+            if progress:
+                progress(len(tagged), total)
+    except BaseException:
+        _stop_now(pool)
+        raise
+    pool.shutdown()
+    return tagged
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
     # forkserver: safe in a process that runs threads (the API server), unlike fork; the
     # server imports the parsing code once, so each worker starts with it loaded.
-    context: multiprocessing.context.BaseContext
     if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
         multiprocessing.set_forkserver_preload([__name__])
-    else:  # Windows
-        context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        done = 0
-        for results in pool.map(_tag_chunk, [root] * len(chunks), chunks):
-            yield from results
-            done += len(results)
-            if progress:
-                progress(done, total)
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")  # Windows
+
+
+def _init_worker() -> None:
+    """Make a parse worker leave interruptions to its parent and die with it."""
+    # Ctrl-C reaches the whole process group: only the parent acts on it (and stops us).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+
+
+def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
+    """Wait for the parent's death, then exit at once, whatever this worker is doing.
+
+    Without this a parent killed with SIGKILL (or a default-action SIGTERM) leaves its
+    workers blocked on the task queue for ever, and with them the fork server and the
+    resource tracker, which both live until the last worker closes its end of their pipes.
+    The parent's sentinel is the one signal that is right on every start method: with
+    forkserver it is a pipe whose write end only the parent holds (CPython keeps a dup of
+    it for exactly this, `popen_forkserver`), so it turns ready when the parent dies,
+    however it dies; with spawn on Windows it is the parent's process handle. The
+    alternatives are wrong here: PR_SET_PDEATHSIG fires on the death of the OS parent,
+    which for forkserver is the fork server, not the process that wants the tags; polling
+    `os.getppid()` has the same flaw; `pidfd_open` is Linux-only. `tests/hostile/
+    test_stops.py` kills a real parent and checks that every descendant is gone.
+    """
+    multiprocessing.connection.wait([parent.sentinel])
+    os._exit(1)  # no cleanup to do: results go to a parent that is gone
+
+
+def _stop_now(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """Tear the pool down without waiting for the chunks already queued or running."""
+    # Private attributes, but 3.11 has no public way to stop busy workers
+    # (`terminate_workers` arrives in 3.14); both are None once the pool is shut down.
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    results = getattr(pool, "_result_queue", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        worker.join(WORKER_STOP_SECONDS)
+        if worker.is_alive():
+            worker.kill()
+            worker.join()
+    # A worker stopped halfway through sending its result leaves half a message in the
+    # result pipe: the pool's manager thread, reading it, would wait for the rest for
+    # ever, and the interpreter joins that thread on exit. With every worker gone, our
+    # own write end is the last one: closing it turns that wait into end-of-file.
+    if results is not None:
+        results._writer.close()
 
 
 def _tag_chunk(root: Path, entries: list[FileEntry]) -> list[cache.CachedFile]:

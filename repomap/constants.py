@@ -74,9 +74,18 @@ PARSE_CHUNK_FILES = 32
 MIN_FILES_FOR_POOL = 64
 """Below this many files to parse, a process pool costs more than it saves."""
 
+WORKER_STOP_SECONDS = 1.0
+"""After an interrupted build, how long a parse worker gets to exit on SIGTERM before it
+is sent SIGKILL. Workers hold no state worth saving: a chunk takes well under a second."""
+
 # --- cache ---------------------------------------------------------------
-CACHE_FORMAT_VERSION = 2
+CACHE_FORMAT_VERSION = 3
 """Bump when the cached tags change shape or the queries change meaning."""
+
+MAX_CACHE_FILE_BYTES = 512 * 1024 * 1024
+"""A cache file larger than this is not read (a miss, then rewritten). Django's tags.bin is
+8 MB and its graph.bin 13 MB; this leaves room for trees 30x larger while bounding what a
+planted file can make us allocate."""
 
 HOME_ENV_VAR = "DIAGNOSER_HOME"
 """Environment variable naming the service's data directory."""

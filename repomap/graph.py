@@ -83,13 +83,67 @@ class ReferenceGraph:
         return {"paths": self.paths, "idents": tuple(self.idents), **arrays}
 
     @classmethod
-    def from_payload(cls, payload: dict[str, Any]) -> ReferenceGraph:
-        arrays: dict[str, Any] = {
-            name: np.frombuffer(payload[name], dtype=dtype).astype(_MEMORY[dtype])
-            for name, dtype in _STORED.items()
-        }
-        idents = {name: number for number, name in enumerate(payload["idents"])}
-        return cls(paths=tuple(payload["paths"]), idents=idents, **arrays)
+    def from_payload(cls, payload: Any) -> ReferenceGraph:
+        """The inverse of `to_payload`. Raises ValueError for anything `to_payload` cannot
+        have made: cached bytes are checked, not trusted (see `repomap/cache.py`)."""
+        try:
+            arrays: dict[str, Any] = {
+                name: np.frombuffer(payload[name], dtype=dtype).astype(_MEMORY[dtype])
+                for name, dtype in _STORED.items()
+            }
+            paths, names = payload["paths"], payload["idents"]
+            if not (
+                type(paths) is tuple
+                and type(names) is tuple
+                and all(type(path) is str for path in paths)
+                and all(type(name) is str for name in names)
+            ):
+                raise ValueError("names that are not text")
+        except ValueError:
+            raise
+        except Exception as exc:  # whatever shape marshal produced
+            raise ValueError(f"a graph of the wrong shape ({type(exc).__name__})") from exc
+        idents = {name: number for number, name in enumerate(names)}
+        graph = cls(paths=paths, idents=idents, **arrays)
+        problem = _inconsistency(graph, identifiers=len(names))
+        if problem:
+            raise ValueError(f"an inconsistent graph ({problem})")
+        return graph
+
+
+def _inconsistency(graph: ReferenceGraph, *, identifiers: int) -> str:
+    """What is wrong with a graph read from outside, or "" — every index that ranking
+    follows must land inside the array it indexes."""
+    defs, edges, pairs = len(graph.def_file), len(graph.edge_src), len(graph.pair_src)
+    lengths = {
+        **{name: defs for name in ("def_index", "def_ident", "def_line", "def_flow")},
+        **{name: edges for name in ("edge_dst", "edge_ident", "edge_weight", "edge_pair")},
+        "edge_flow": edges,
+        "pair_dst": pairs,
+    }
+    for name, length in lengths.items():
+        if len(getattr(graph, name)) != length:
+            return f"{name} has {len(getattr(graph, name))} entries, expected {length}"
+    if identifiers != len(graph.idents) or list(graph.paths) != sorted(set(graph.paths)):
+        return "duplicate or unsorted names"
+    flows = int(graph.edge_flow.max()) + 1 if edges else 0
+    bounds = {
+        "def_file": (0, graph.size), "def_ident": (0, identifiers), "def_flow": (-1, flows),
+        "edge_src": (0, graph.size), "edge_dst": (0, graph.size),
+        "edge_ident": (0, identifiers), "edge_pair": (0, pairs), "edge_flow": (0, flows),
+        "pair_src": (0, graph.size), "pair_dst": (0, graph.size),
+    }  # fmt: skip
+    for name, (low, high) in bounds.items():
+        values = getattr(graph, name)
+        if len(values) and (int(values.min()) < low or int(values.max()) >= high):
+            return f"{name} out of range"
+    # Definitions come file by file, numbered from 0 within each file.
+    first = np.searchsorted(graph.def_file, graph.def_file, side="left")
+    if np.any(np.diff(graph.def_file) < 0) or np.any(graph.def_index != np.arange(defs) - first):
+        return "definitions out of order"
+    if not np.all(np.isfinite(graph.edge_weight)):
+        return "weights that are not numbers"
+    return ""
 
 
 _INDEX_ARRAYS = (

@@ -13,6 +13,8 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from repomap import cache
 from repomap.build import BuildResult, BuildStats, Progress, build
 from repomap.constants import DEFAULT_MAP_TOKENS
@@ -64,16 +66,18 @@ class Repository:
 
     @functools.cached_property
     def graph(self) -> ReferenceGraph:
-        """The reference graph: from the cache when it was saved for these very tags."""
+        """The reference graph: from the cache when it was saved for these very tags.
+        A cached graph that is damaged or does not fit the tags is rebuilt, with a warning."""
         if self._content_key is None:
             return build_graph(self.tags)
         directory = Path(self.stats.cache_dir)
-        payload = cache.load_blob(directory, cache.GRAPH_FILE, key=self._content_key)
-        if payload is not None:
-            try:
-                return ReferenceGraph.from_payload(payload)
-            except (KeyError, TypeError, ValueError):
-                pass  # damaged or from another layout: rebuild below
+        try:
+            cached = _cached_graph(directory, self._content_key, self.tags)
+        except ValueError as exc:  # CacheError included
+            self.warnings.append(Skipped(str(directory), f"{exc}; rebuilt"))
+            cached = None
+        if cached is not None:
+            return cached
         graph = build_graph(self.tags)
         with contextlib.suppress(OSError):  # unsaved only means rebuilt next time
             cache.save_blob(directory, cache.GRAPH_FILE, graph.to_payload(), key=self._content_key)
@@ -90,3 +94,25 @@ class Repository:
         # A definition's line costs at least one token, so `tokens` bounds how many can fit.
         ranking = self.rank(focus, limit=tokens)
         return render_map(ranking, self.tags, tokens=tokens, warnings=warnings)
+
+
+def _cached_graph(directory: Path, key: int, tags: Mapping[str, FileTags]) -> ReferenceGraph | None:
+    """The graph saved for `key`, or None; ValueError when it is damaged or does not fit
+    `tags` (a key is only a checksum of paths and content hashes: it can be forged)."""
+    payload = cache.load_blob(directory, cache.GRAPH_FILE, key=key)
+    if payload is None:
+        return None
+    try:
+        graph = ReferenceGraph.from_payload(payload)
+    except ValueError as exc:
+        raise ValueError(f"{cache.GRAPH_FILE} was corrupt ({exc})") from exc
+    paths = tuple(sorted(tags))
+    counts = (
+        tags.definition_counts(paths)
+        if isinstance(tags, cache.TagsView)
+        else [len(tags[path].definitions) for path in paths]
+    )
+    # Ranking looks definitions up by position in their file: the counts must agree.
+    if graph.paths != paths or np.bincount(graph.def_file, minlength=len(paths)).tolist() != counts:
+        raise ValueError(f"{cache.GRAPH_FILE} does not fit the tags it was saved for")
+    return graph
