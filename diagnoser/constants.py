@@ -42,3 +42,54 @@ SYMBOL_TOP_CALLERS = 5
 
 DATABASE_FILE = "diagnoser.sqlite"
 """The embedded database's file name, inside the data directory."""
+
+# Intake: what one input may cost before any model sees it. Budget: peak RSS under
+# 300 MB and a few seconds for any input through `read_limited` → `load_json` →
+# `from_payload` → `build_report` (a process with `diagnoser` imported starts at ~87 MB).
+# Measured (`/usr/bin/time -f %M`, whole process) on the worst shapes found.
+
+MAX_REPORT_BYTES = 2_000_000
+"""A plain-text report (crash log, review, issue body): the bytes read from a file or
+stdin, and `ReportIn.text`'s limit in characters (UTF-8 never decodes to more
+characters than it has bytes). Worst 2 MB text measured: random bytes, 159 MB, 1 s
+(2 MB of blank lines took 560 MB and 17 s before lines and frames were capped)."""
+
+MAX_PAYLOAD_BYTES = 5_000_000
+"""A webhook JSON body. Real events stay well under it: Sentry and Bugsnag refuse events
+over 1 MB. Worst 5 MB body measured: a list of 2-character strings, 165 MB, 0.5 s
+(99,000 Bugsnag frames: 138 MB, was 244 MB; 96 MB of them once took 1.9 GB)."""
+
+MAX_JSON_DEPTH = 64
+"""Nesting of a JSON body. Python's parser recurses (a 10,000-deep body raised
+`RecursionError`); SDKs cap the variables they send at depth ~10."""
+
+MAX_JSON_CONTAINERS = 100_000
+"""Objects plus arrays in a JSON body: each costs 60-250 bytes parsed, so this bounds
+`[{},{},…]` to ~25 MB. A 1 MB Sentry event with frame variables holds a few thousand."""
+
+MAX_JSON_INT_DIGITS = 40
+"""Digits of one JSON number: more is no id, count or line, and Python refuses to
+convert integers over 4,300 digits (`ValueError`)."""
+
+MAX_FRAMES = 512
+"""Frames per trace, text or payload; the innermost are kept, as Sentry itself trims
+the outer ones. A deeper stack is recursion: its outer frames add nothing."""
+
+MAX_TRACES = 32
+"""Traces per report: the newest exceptions of a payload's chain, the first traces of
+a text."""
+
+MAX_THREADS = 1_000
+"""Threads of a native crash looked through for the crashed one (Android dumps a few
+hundred at most)."""
+
+MAX_REVIEWS = 200
+"""Reviews taken from one store poll: App Store Connect pages hold at most 200,
+Google Play's `reviews.list` 100."""
+
+MAX_LABELS = 100
+"""Labels of a GitHub issue (GitHub's own maximum)."""
+
+MAX_METADATA_CHARS = 20_000
+"""A provider's free-form metadata (Sentry `contexts`, `tags`) serialized to JSON; a
+larger one is left out of `Report.metadata` (and said so)."""

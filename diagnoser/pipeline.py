@@ -131,12 +131,13 @@ def diagnose(
     sink: Sink | None = None,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
     formatter: Model | str | None = None,
+    truncated: Sequence[str] = (),
 ) -> Outcome:
     """Run one diagnosis to a terminal state (blocking; see `diagnose_async`)."""
     return asyncio.run(
         diagnose_async(
             report_in, workspace, model=model, traces=traces, sink=sink, timeout=timeout,
-            formatter=formatter,
+            formatter=formatter, truncated=truncated,
         )
     )  # fmt: skip
 
@@ -150,12 +151,18 @@ async def diagnose_async(
     sink: Sink | None = None,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
     formatter: Model | str | None = None,
+    truncated: Sequence[str] = (),
 ) -> Outcome:
     """Run one diagnosis to a terminal state. `formatter` structures a report that drifted
-    from the template (none: such a report fails the run)."""
+    from the template (none: such a report fails the run). `traces` and `truncated` are
+    what a payload adapter returned with the report (`Intake`)."""
     run = _Run(sink)
     report = build_report(
-        report_in, traces=traces, files=workspace.file_paths, index=workspace.repository.index
+        report_in,
+        traces=traces,
+        files=workspace.file_paths,
+        index=workspace.repository.index,
+        truncated=truncated,
     )
     kind = report.classification.kind
     run.move(State.CLASSIFIED, f"{kind.value} ({report.classification.confidence:.2f})")

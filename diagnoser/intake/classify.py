@@ -4,6 +4,8 @@ praise | noise, with a confidence and the signals it rests on.
 Signals are scored and the highest total wins. A parsed stack trace is the strongest
 signal and does not depend on the report's language; star ratings are the next
 language-free one; phrase lists cover English plus the most common store languages.
+Before any of that, a text that is mostly unreadable (binary decoded with replacement
+characters) is noise, whatever phrases or traces its bytes happen to spell.
 """
 
 from __future__ import annotations
@@ -22,6 +24,14 @@ EXCEPTION_WEIGHT = 3.0
 """An exception's name in the text (`IndexError: …` without a whole trace): a crash."""
 MIN_WORDS_FOR_SIGNAL = 3
 """Shorter texts with no other signal are noise ("ok", "👍", "test")."""
+MAX_SCAN_CHARS = 200_000
+"""Phrases are looked for in the first this-many characters only: ~140 patterns over a
+2 MB text took 7 s, over this ~0.7 s (a person writes far less; a long log has traces
+and exception names, which are looked for in the whole text)."""
+BINARY_FRACTION = 0.3
+"""A text with more unreadable characters than this (U+FFFD, control characters but
+tab and line breaks) is binary: random bytes decode to ~56% (over 48% for any 256 of
+them), an ELF binary ~89%; a log with a few stray bytes stays under 1%."""
 
 PHRASES: dict[Kind, tuple[str, ...]] = {
     Kind.CRASH: (
@@ -62,6 +72,7 @@ PHRASES: dict[Kind, tuple[str, ...]] = {
 }  # fmt: skip
 
 _WORDS = re.compile(r"\w+", re.UNICODE)
+_UNREADABLE = re.compile(r"[\ufffd\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _EXCEPTION_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b")
 
 
@@ -83,13 +94,16 @@ def classify(
     text: str, *, title: str | None = None, rating: int | None = None, traces: Sequence[Trace] = ()
 ) -> Classification:
     """The report's kind and why."""
-    body = f"{title or ''}\n{text}".lower()
+    binary = _binary_signal(text)
+    if binary is not None:
+        return Classification(kind=Kind.NOISE, confidence=0.9, signals=[binary])
+    body = f"{title or ''}\n{text[:MAX_SCAN_CHARS]}".lower()
     scores: dict[Kind, float] = dict.fromkeys(Kind, 0.0)
     signals: list[str] = []
     if traces:
         scores[Kind.CRASH] += TRACE_WEIGHT
         signals.extend(f"trace:{f}" for f in dict.fromkeys(t.format.value for t in traces))
-    named = _EXCEPTION_NAME.search(f"{title or ''}\n{text}")
+    named = _EXCEPTION_NAME.search(f"{title or ''}\n{text}")  # one pattern: the whole text
     if named and not traces:
         scores[Kind.CRASH] += EXCEPTION_WEIGHT
         signals.append(f"exception-name:{named.group(0)}")
@@ -108,6 +122,14 @@ def classify(
         scores[Kind.QUESTION] += QUESTION_WEIGHT
         signals.append("ends-with-question-mark")
     return _verdict(scores, signals, words=len(_WORDS.findall(body)))
+
+
+def _binary_signal(text: str) -> str | None:
+    """`binary:56% unreadable` when most of `text` is not text at all, else None."""
+    unreadable = _UNREADABLE.subn("", text)[1]
+    if unreadable <= BINARY_FRACTION * len(text):
+        return None
+    return f"binary:{unreadable / len(text):.0%} unreadable"
 
 
 def _verdict(scores: dict[Kind, float], signals: list[str], *, words: int) -> Classification:

@@ -20,7 +20,7 @@ from diagnoser.intake.report import (
     ReportIn,
     Trace,
 )
-from diagnoser.intake.traces import parse_traces
+from diagnoser.intake.traces import find_traces
 from repomap import SymbolIndex
 
 
@@ -30,10 +30,17 @@ def build_report(
     traces: Sequence[Trace] = (),
     files: Collection[str] = (),
     index: SymbolIndex | None = None,
+    truncated: Sequence[str] = (),
 ) -> Report:
     """Everything intake derives. `traces` are frames a payload carried (Sentry, Bugsnag…);
-    without them the text is parsed. `files`/`index` are the repository's (for mapping)."""
-    found = list(traces) or parse_traces(report.text)
+    without them the text is parsed. `files`/`index` are the repository's (for mapping).
+    `truncated` says what an adapter cut (`Intake.truncated`); the text parsers add theirs."""
+    cuts = list(truncated)
+    if traces:
+        found = list(traces)
+    else:
+        parsed = find_traces(report.text)
+        found, cuts = parsed.traces, [*cuts, *parsed.truncated]
     chain = exception_chain(found)
     mapped = _mapped_frames(chain, files, index)
     top = chain[-1].exception if chain else None
@@ -47,7 +54,7 @@ def build_report(
         else None
     )
     return Report(
-        **report.model_dump(),
+        **report.model_dump(include=set(ReportIn.model_fields)),  # derived fields are ours
         traces=found,
         frames=mapped,
         exception=exception,
@@ -56,6 +63,7 @@ def build_report(
             report.text, title=report.title, rating=report.rating, traces=found
         ),
         fingerprint=fingerprint(top, mapped, text=f"{report.title or ''} {report.text}"),
+        truncated=cuts,
     )
 
 

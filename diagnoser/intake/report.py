@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from diagnoser.constants import MAX_REPORT_BYTES
+
 
 class Source(StrEnum):
     CRASH_LOG = "crash_log"
@@ -82,7 +84,9 @@ class Trace(BaseModel):
     source_order: FrameOrder
     exception: TraceException | None = None
     frames: tuple[Frame, ...] = ()
-    """Innermost last."""
+    """Innermost last; at most `MAX_FRAMES`."""
+    omitted_frames: int = 0
+    """Outer frames beyond `MAX_FRAMES` that were not kept (a runaway recursion)."""
     start: int = 0
     """Character offsets of the trace in the text it was parsed from (0, 0 for payloads)."""
     end: int = 0
@@ -91,9 +95,9 @@ class Trace(BaseModel):
 class ReportIn(BaseModel):
     """What a caller sends: the report and what it knows about it. Nothing derived."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore")  # so a caller's `truncated` etc. are dropped
 
-    text: str = Field(min_length=1, max_length=2_000_000)
+    text: str = Field(min_length=1, max_length=MAX_REPORT_BYTES)
     """The crash log, review or issue body."""
     source: Source = Source.BUG_REPORT
     title: str | None = None
@@ -164,3 +168,6 @@ class Report(ReportIn):
     mentioned: Mentioned = Field(default_factory=Mentioned)
     classification: Classification
     fingerprint: str
+    truncated: list[str] = Field(default_factory=list)
+    """What intake cut from an oversized input, one note each, e.g. `sentry event: 12,000
+    frames in exception.values[0].stacktrace.frames; kept the innermost 512`."""

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from diagnoser.intake.payloads.bugsnag import from_bugsnag
 from diagnoser.intake.payloads.crashlytics import from_crashlytics
-from diagnoser.intake.payloads.errors import IntakeError
+from diagnoser.intake.payloads.errors import IntakeError, PayloadTooLarge
 from diagnoser.intake.payloads.github import from_github
 from diagnoser.intake.payloads.result import Intake
 from diagnoser.intake.payloads.reviews import from_app_store, from_google_play, from_review_text
@@ -25,6 +25,7 @@ __all__ = [
     "PROVIDERS",
     "Intake",
     "IntakeError",
+    "PayloadTooLarge",
     "from_app_store",
     "from_bugsnag",
     "from_crashlytics",

@@ -7,12 +7,30 @@ or an object, `lineno` as a number or a string) and a report is still worth taki
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from diagnoser.intake.payloads.errors import IntakeError
 
 MAX_SANE_INT = 2**31 - 1
 """Line/column numbers above this are garbage, not positions; they read as absent."""
+MAX_SANE_DIGITS = len(str(MAX_SANE_INT))
+"""Longer digit strings are not converted at all (`int()` of 5,000 digits raises)."""
+MAX_LABEL_BITS = 128
+"""A number wider than this (a UUID's width) is no version or id."""
+
+
+@dataclass(frozen=True)
+class Cap:
+    """How many items of a payload list are read, and which: a longer list is sliced
+    before any of it is looked at, and the cut is noted."""
+
+    limit: int
+    noun: str
+    """What the items are, for the note (`frames`, `exceptions`, `reviews`)."""
+    kept: str
+    """Which are kept, for the note (`the innermost`, `the newest`, `the first`)."""
+    from_end: bool = False
+    """Keep the last `limit` items rather than the first."""
 
 
 @dataclass(frozen=True)
@@ -22,6 +40,9 @@ class Node:
     value: dict[str, object]
     ctx: str
     path: str = ""
+    cuts: list[str] = field(default_factory=list, compare=False, repr=False)
+    """What was cut from this payload, shared by every node read from it (it becomes
+    `Intake.truncated`); `dataclasses.replace` keeps sharing it."""
 
     def at(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
@@ -45,7 +66,7 @@ class Node:
             return None
         if not isinstance(raw, dict):
             raise self.fail(key, "expected an object at")
-        return Node(raw, self.ctx, self.at(key))
+        return Node(raw, self.ctx, self.at(key), self.cuts)
 
     def items(self, key: str) -> list[object] | None:
         raw = self.value.get(key)
@@ -55,9 +76,9 @@ class Node:
             raise self.fail(key, "expected a list at")
         return raw
 
-    def children(self, key: str) -> list[Node]:
-        """The objects of an optional list; any non-object element is an error."""
-        return nodes_of(self.items(key) or [], self.ctx, self.at(key))
+    def children(self, key: str, cap: Cap | None = None) -> list[Node]:
+        """The objects of an optional list (cut to `cap`); a non-object element is an error."""
+        return nodes_of(self.items(key) or [], self, self.at(key), cap)
 
     def text(self, key: str) -> str | None:
         raw = self.value.get(key)
@@ -76,14 +97,17 @@ class Node:
         raw = self.value.get(key)
         if isinstance(raw, bool):
             return None
+        if isinstance(raw, int) and raw.bit_length() > MAX_LABEL_BITS:
+            return None  # no id is this long; `str()` of a 4,300-digit int raises
         if isinstance(raw, int | float):
             return str(raw)
         return self.text(key)
 
     def integer(self, key: str) -> int | None:
         raw = self.value.get(key)
-        if isinstance(raw, str) and raw.strip().isdecimal():
-            raw = int(raw.strip())
+        if isinstance(raw, str):
+            digits = raw.strip()
+            raw = int(digits) if digits.isdecimal() and len(digits) <= MAX_SANE_DIGITS else None
         if isinstance(raw, bool) or not isinstance(raw, int):
             return None
         return raw if 0 <= raw <= MAX_SANE_INT else None
@@ -99,11 +123,20 @@ def root(payload: object, ctx: str) -> Node:
     return Node(payload, ctx)
 
 
-def nodes_of(values: list[object], ctx: str, path: str) -> list[Node]:
+def nodes_of(values: list[object], parent: Node, path: str, cap: Cap | None = None) -> list[Node]:
+    """The objects of the list at `path` below `parent`; beyond `cap` the rest are not
+    read, and the cut goes into `parent.cuts`. Paths keep the original indices."""
+    offset = 0
+    if cap is not None and len(values) > cap.limit:
+        parent.cuts.append(
+            f"{parent.ctx}: {len(values):,} {cap.noun} in {path}; kept {cap.kept} {cap.limit:,}"
+        )
+        offset = len(values) - cap.limit if cap.from_end else 0
+        values = values[offset : offset + cap.limit]
     out: list[Node] = []
-    for index, raw in enumerate(values):
+    for index, raw in enumerate(values, start=offset):
         where = f"{path}[{index}]"
         if not isinstance(raw, dict):
-            raise IntakeError(f"{ctx}: expected an object at {where}", field=where)
-        out.append(Node(raw, ctx, where))
+            raise IntakeError(f"{parent.ctx}: expected an object at {where}", field=where)
+        out.append(Node(raw, parent.ctx, where, parent.cuts))
     return out

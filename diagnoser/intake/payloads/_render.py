@@ -7,11 +7,13 @@ structured traces are not found a second time in `report.text`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
+from diagnoser.constants import MAX_FRAMES, MAX_REPORT_BYTES, MAX_TRACES
+from diagnoser.intake.payloads._fields import Cap, Node
 from diagnoser.intake.payloads.errors import IntakeError
 from diagnoser.intake.report import (
     Frame,
@@ -23,15 +25,16 @@ from diagnoser.intake.report import (
     TraceFormat,
 )
 
-MAX_TEXT_CHARS = 2_000_000
-"""`ReportIn.text` limit; longer renderings are cut with a marker."""
+MAX_TEXT_CHARS = MAX_REPORT_BYTES
+"""`ReportIn.text` limit; longer renderings are cut with a marker (and a note)."""
 MAX_FIELD_CHARS = 20_000
 """A single message or title beyond this is noise (minified bundles, dumped blobs)."""
-MAX_FRAMES = 512
-"""Per trace; the innermost frames are kept, as Sentry itself trims the outer ones."""
-MAX_TRACES = 32
-"""Per report; the newest exceptions of a chain are kept."""
 TRUNCATED = "\n… [truncated]"
+
+FRAMES_OLDEST_FIRST = Cap(MAX_FRAMES, "frames", "the innermost", from_end=True)
+FRAMES_NEWEST_FIRST = Cap(MAX_FRAMES, "frames", "the innermost")
+CHAIN_OLDEST_FIRST = Cap(MAX_TRACES, "exceptions", "the newest", from_end=True)
+CHAIN_NEWEST_FIRST = Cap(MAX_TRACES, "exceptions", "the newest")
 
 
 def clip(value: str | None, limit: int = MAX_FIELD_CHARS) -> str | None:
@@ -40,14 +43,33 @@ def clip(value: str | None, limit: int = MAX_FIELD_CHARS) -> str | None:
     return value if len(value) <= limit else value[:limit] + TRUNCATED
 
 
+def usable(frames: Iterable[Frame]) -> list[Frame]:
+    """The frames that point somewhere: a frame with no file, function or module (all of
+    its fields absent or of the wrong type) says nothing and is dropped."""
+    return [frame for frame in frames if frame.file or frame.function or frame.module]
+
+
+def omitted(node: Node, key: str, cap: Cap) -> int:
+    """How many items of the list at `key` a read through `cap` leaves out."""
+    return max(0, len(node.items(key) or []) - cap.limit)
+
+
+def require(found: object, node: Node, field: str, what: str) -> None:
+    """Refuse a payload from which nothing worth diagnosing was extracted."""
+    if not found:
+        raise IntakeError(f"{node.ctx}: nothing to diagnose: no {what}", field=field)
+
+
 def make_trace(
     frames: Sequence[Frame],
     *,
     order: FrameOrder,
     exc_type: str | None = None,
     message: str | None = None,
+    omitted: int = 0,
 ) -> Trace:
-    """A structured trace; `frames` in the provider's `order`, stored innermost last."""
+    """A structured trace; `frames` in the provider's `order`, stored innermost last, at
+    most `MAX_FRAMES` (the payload's list is cut before reading: `omitted` outer ones)."""
     ordered = list(frames) if order is FrameOrder.OLDEST_FIRST else list(reversed(frames))
     exception = None
     if exc_type is not None or message is not None:
@@ -57,6 +79,7 @@ def make_trace(
         source_order=order,
         exception=exception,
         frames=tuple(ordered[-MAX_FRAMES:]),
+        omitted_frames=omitted + max(0, len(ordered) - MAX_FRAMES),
     )
 
 
@@ -89,6 +112,8 @@ def render_traces(traces: Sequence[Trace]) -> str:
         lines = [exception_line(trace.exception) or "Stack trace"]
         if trace.frames:
             lines.append("  Frames (most recent call last):")
+            if trace.omitted_frames:
+                lines.append(f"  … {trace.omitted_frames:,} outer frames not kept")
             lines.extend(frame_line(frame) for frame in trace.frames)
         blocks.append("\n".join(lines))
     if len(blocks) > 1:
@@ -101,7 +126,7 @@ def join_text(parts: Sequence[str | None]) -> str:
 
 
 def make_report(
-    ctx: str,
+    node: Node,
     *,
     text: str,
     source: Source,
@@ -113,10 +138,15 @@ def make_report(
     url: str | None = None,
     metadata: dict[str, Any] | None = None,
 ) -> ReportIn:
-    """A validated `ReportIn`; an empty text is an error naming `text_field`."""
+    """A validated `ReportIn` for the payload `node` belongs to; an empty text is an error
+    naming `text_field`, a text over `MAX_TEXT_CHARS` is cut (noted in `node.cuts`)."""
+    ctx = node.ctx
     if not text.strip():
         raise IntakeError(f"{ctx}: no report text in {text_field}", field=text_field)
     if len(text) > MAX_TEXT_CHARS:
+        node.cuts.append(
+            f"{ctx}: report text of {len(text):,} characters; kept the first {MAX_TEXT_CHARS:,}"
+        )
         text = text[: MAX_TEXT_CHARS - len(TRUNCATED)] + TRUNCATED
     try:
         return ReportIn(

@@ -6,13 +6,19 @@ frames innermost first, so they are reversed here. `inProject` is Bugsnag's `in_
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from diagnoser.intake.payloads._fields import Node, root
 from diagnoser.intake.payloads._render import (
+    FRAMES_NEWEST_FIRST,
     clip,
     join_text,
     make_report,
     make_trace,
+    omitted,
     render_traces,
+    require,
+    usable,
 )
 from diagnoser.intake.payloads.result import Intake
 from diagnoser.intake.report import Frame, FrameOrder, Source, Trace
@@ -23,9 +29,10 @@ def from_bugsnag(payload: object) -> Intake:
     top = root(payload, "bugsnag")
     trigger = top.maybe_child("trigger")
     ctx = f"bugsnag {trigger.text('type')}" if trigger and trigger.text("type") else "bugsnag"
-    error = Node(top.value, ctx).child("error")
+    error = replace(top, ctx=ctx).child("error")
     exc_class, message = error.text("exceptionClass"), error.text("message")
     traces = _traces(error)
+    require(traces, error, error.at("exceptionClass"), "exceptionClass, message or stackTrace")
     app = error.maybe_child("app")
     device = error.maybe_child("device")
     context = error.text("context")
@@ -41,7 +48,7 @@ def from_bugsnag(payload: object) -> Intake:
     )
     project = top.maybe_child("project")
     report = make_report(
-        ctx,
+        error,
         text=text,
         source=Source.BUGSNAG,
         text_field=error.at("exceptionClass"),
@@ -63,12 +70,12 @@ def from_bugsnag(payload: object) -> Intake:
             "os_version": device.label("osVersion") if device else None,
         },
     )
-    return Intake(report=report, traces=tuple(traces))
+    return Intake(report=report, traces=tuple(traces), truncated=tuple(error.cuts))
 
 
 def _traces(error: Node) -> list[Trace]:
     exc_class, message = error.text("exceptionClass"), error.text("message")
-    frames = [
+    frames = usable(
         Frame(
             file=clip(frame.text("file"), 4_000),
             line=frame.integer("lineNumber"),
@@ -76,8 +83,15 @@ def _traces(error: Node) -> list[Trace]:
             function=clip(frame.text("method"), 4_000),
             in_app=frame.flag("inProject"),
         )
-        for frame in error.children("stackTrace")
-    ]
+        for frame in error.children("stackTrace", FRAMES_NEWEST_FIRST)
+    )
     if not (frames or exc_class or message):
         return []
-    return [make_trace(frames, order=FrameOrder.NEWEST_FIRST, exc_type=exc_class, message=message)]
+    trace = make_trace(
+        frames,
+        order=FrameOrder.NEWEST_FIRST,
+        exc_type=exc_class,
+        message=message,
+        omitted=omitted(error, "stackTrace", FRAMES_NEWEST_FIRST),
+    )
+    return [trace]

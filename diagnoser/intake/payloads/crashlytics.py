@@ -8,8 +8,10 @@ form (`{type, alerttype, appid, data: AlertData}`). The platform shows only in `
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from diagnoser.intake.payloads._fields import Node, root
-from diagnoser.intake.payloads._render import join_text, make_report
+from diagnoser.intake.payloads._render import join_text, make_report, require
 from diagnoser.intake.payloads.errors import IntakeError
 from diagnoser.intake.payloads.result import Intake
 from diagnoser.intake.report import Source
@@ -23,7 +25,7 @@ def from_crashlytics(payload: object) -> Intake:
     top = root(payload, "crashlytics")
     alert_type = top.text("alerttype")
     ctx = f"crashlytics {alert_type}" if alert_type else "crashlytics"
-    node = Node(top.value, ctx)
+    node = replace(top, ctx=ctx)
     data = node.child("data") if node.has("data") and not node.has("payload") else node
     body = data.child("payload")
     issue = body.maybe_child("issue")
@@ -34,13 +36,15 @@ def from_crashlytics(payload: object) -> Intake:
         field = issue.at("title")
     elif body.has("trendingIssues"):
         title, subtitle, version = "Crashlytics stability digest", None, None
-        text = join_text([title, *_trending(body)])
+        trending = _trending(body)
+        require(trending, body, body.at("trendingIssues"), "title or subtitle in trendingIssues")
+        text = join_text([title, *trending])
         field = body.at("trendingIssues")
     else:
         raise body.fail("issue", "missing")
     app_id = top.text("appid")
     report = make_report(
-        ctx,
+        body,
         text=text,
         source=Source.CRASHLYTICS,
         text_field=field,
@@ -60,7 +64,7 @@ def from_crashlytics(payload: object) -> Intake:
             "first_version": body.label("firstVersion"),
         },
     )
-    return Intake(report=report, traces=())
+    return Intake(report=report, traces=(), truncated=tuple(body.cuts))
 
 
 def _trending(body: Node) -> list[str]:
@@ -70,6 +74,8 @@ def _trending(body: Node) -> list[str]:
         if issue is None:
             raise IntakeError(f"{body.ctx}: missing {entry.at('issue')}", field=entry.at("issue"))
         described = " — ".join(p for p in (issue.text("title"), issue.text("subtitle")) if p)
+        if not described:
+            continue  # an entry without a title or subtitle names nothing
         count = entry.label("eventCount")
         lines.append(f"- {described}" + (f" ({count} events)" if count else ""))
     return lines

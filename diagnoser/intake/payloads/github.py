@@ -6,7 +6,10 @@ and are parsed later from `report.text`), so `traces` is always empty.
 
 from __future__ import annotations
 
-from diagnoser.intake.payloads._fields import Node, root
+from dataclasses import replace
+
+from diagnoser.constants import MAX_LABELS
+from diagnoser.intake.payloads._fields import Cap, root
 from diagnoser.intake.payloads._render import clip, join_text, make_report
 from diagnoser.intake.payloads.errors import IntakeError
 from diagnoser.intake.payloads.result import Intake
@@ -14,6 +17,7 @@ from diagnoser.intake.report import Source
 
 ACCEPTED_ACTIONS = ("opened", "edited", "reopened")
 """Actions whose issue text is worth diagnosing; closing, labelling etc. are not."""
+LABELS = Cap(MAX_LABELS, "labels", "the first")
 
 
 def from_github(payload: object) -> Intake:
@@ -26,16 +30,16 @@ def from_github(payload: object) -> Intake:
             f"{ctx}: unsupported action (expected one of {', '.join(ACCEPTED_ACTIONS)})",
             field="action",
         )
-    issue = Node(top.value, ctx).child("issue")
+    issue = replace(top, ctx=ctx).child("issue")
     title = issue.required_text("title")
     body = issue.value.get("body")
     if body is not None and not isinstance(body, str):
         raise issue.fail("body", "expected a string at")
-    labels = [label.text("name") for label in issue.children("labels")]
+    labels = [label.text("name") for label in issue.children("labels", LABELS)]
     user = issue.maybe_child("user")
     repository = top.maybe_child("repository")
     report = make_report(
-        ctx,
+        issue,
         text=join_text([f"# {title}" if title.strip() else None, body]),
         source=Source.GITHUB,
         text_field=issue.at("body"),
@@ -51,4 +55,4 @@ def from_github(payload: object) -> Intake:
             "state": issue.text("state"),
         },
     )
-    return Intake(report=report, traces=())
+    return Intake(report=report, traces=(), truncated=tuple(issue.cuts))

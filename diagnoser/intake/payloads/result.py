@@ -16,3 +16,5 @@ class Intake:
     traces: tuple[Trace, ...] = ()
     """Structured traces from the payload, one per exception, oldest cause first; each
     trace's frames innermost last. Empty for text-only sources (issues, reviews)."""
+    truncated: tuple[str, ...] = ()
+    """What the adapter cut from an oversized payload (pass on to `build_report`)."""

@@ -9,14 +9,20 @@ Frames are oldest first (the most recent call last).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from diagnoser.intake.payloads._fields import Node, nodes_of, root
 from diagnoser.intake.payloads._render import (
-    MAX_TRACES,
+    CHAIN_NEWEST_FIRST,
+    FRAMES_OLDEST_FIRST,
     clip,
     join_text,
     make_report,
     make_trace,
+    omitted,
     render_traces,
+    require,
+    usable,
 )
 from diagnoser.intake.payloads.errors import IntakeError
 from diagnoser.intake.payloads.result import Intake
@@ -33,7 +39,7 @@ def from_rollbar(payload: object) -> Intake:
     ctx = f"rollbar {event_name}" if event_name else "rollbar"
     if event_name in UNSUPPORTED_EVENTS:
         raise IntakeError(f"{ctx}: event carries no item (unsupported)", field="event_name")
-    data = Node(top.value, ctx).child("data")
+    data = replace(top, ctx=ctx).child("data")
     item = data.child("item")
     occurrence = data.maybe_child("occurrence") or item.maybe_child("last_occurrence")
     traces: list[Trace] = []
@@ -45,9 +51,10 @@ def from_rollbar(payload: object) -> Intake:
         traces = _body_traces(body, language)
         body_text = _body_text(body)
     title = item.text("title")
+    require(title or body_text or traces, item, item.at("title"), "title, message or trace")
     text = join_text([title, body_text if body_text != title else None, render_traces(traces)])
     report = make_report(
-        ctx,
+        item,
         text=text,
         source=Source.ROLLBAR,
         text_field=item.at("title"),
@@ -57,22 +64,24 @@ def from_rollbar(payload: object) -> Intake:
         url=data.text("url") or item.text("url"),
         metadata=_metadata(item, occurrence, event_name),
     )
-    return Intake(report=report, traces=tuple(traces))
+    return Intake(report=report, traces=tuple(traces), truncated=tuple(item.cuts))
 
 
 def _body_traces(body: Node, language: str | None) -> list[Trace]:
     chain = body.items("trace_chain")
     if chain is not None:
         # Rollbar lists the raised exception first and its causes after it.
-        nodes = nodes_of(chain, body.ctx, body.at("trace_chain"))
-        return [_trace(node, language) for node in reversed(nodes)][-MAX_TRACES:]
-    trace = body.maybe_child("trace")
-    return [_trace(trace, language)] if trace is not None else []
+        nodes = nodes_of(chain, body, body.at("trace_chain"), CHAIN_NEWEST_FIRST)
+        traces = [_trace(node, language) for node in reversed(nodes)]
+    else:
+        trace = body.maybe_child("trace")
+        traces = [_trace(trace, language)] if trace is not None else []
+    return [trace for trace in traces if trace.frames or trace.exception]
 
 
 def _trace(trace: Node, language: str | None) -> Trace:
     exception = trace.maybe_child("exception")
-    frames = [
+    frames = usable(
         Frame(
             file=clip(frame.text("filename"), 4_000),
             line=frame.integer("lineno"),
@@ -80,11 +89,12 @@ def _trace(trace: Node, language: str | None) -> Trace:
             function=clip(frame.text("method"), 4_000),
             language=language,
         )
-        for frame in trace.children("frames")
-    ]
+        for frame in trace.children("frames", FRAMES_OLDEST_FIRST)
+    )
     return make_trace(
         frames,
         order=FrameOrder.OLDEST_FIRST,
+        omitted=omitted(trace, "frames", FRAMES_OLDEST_FIRST),
         exc_type=exception.text("class") if exception else None,
         message=(exception.text("message") or exception.text("description")) if exception else None,
     )

@@ -14,16 +14,24 @@ in the crashed thread of `threads.values[]` for native crashes, or in a top-leve
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+from types import UnionType
 from typing import Any
 
-from diagnoser.intake.payloads._fields import Node, nodes_of, root
+from diagnoser.constants import MAX_METADATA_CHARS, MAX_THREADS
+from diagnoser.intake.payloads._fields import Cap, Node, nodes_of, root
 from diagnoser.intake.payloads._render import (
-    MAX_TRACES,
+    CHAIN_OLDEST_FIRST,
+    FRAMES_OLDEST_FIRST,
     clip,
     join_text,
     make_report,
     make_trace,
+    omitted,
     render_traces,
+    require,
+    usable,
 )
 from diagnoser.intake.payloads.errors import IntakeError
 from diagnoser.intake.payloads.result import Intake
@@ -34,6 +42,7 @@ RESOURCE_KEYS = {"event_alert": "event", "error": "error", "issue": "issue"}
 BARE_EVENT_KEYS = ("exception", "threads", "stacktrace", "entries", "event_id")
 ENTRY_KEYS = ("exception", "threads", "stacktrace")
 """`entries[].type` values (API event serializer) that map onto event-schema keys."""
+THREADS = Cap(MAX_THREADS, "threads", "the first")
 
 
 def from_sentry(payload: object, resource: str | None = None) -> Intake:
@@ -47,23 +56,23 @@ def from_sentry(payload: object, resource: str | None = None) -> Intake:
                 f"{', '.join(RESOURCE_KEYS)})",
                 field="Sentry-Hook-Resource",
             )
-        hook_data = Node(top.value, f"sentry {resource}").child("data")
+        hook_data = replace(top, ctx=f"sentry {resource}").child("data")
         return _from_resource(resource, hook_data.child(key))
     data = top.maybe_child("data")
     if data is not None:
         for name, key in RESOURCE_KEYS.items():
             if data.has(key):
-                return _from_resource(name, Node(data.value, f"sentry {name}", "data").child(key))
+                return _from_resource(name, replace(data, ctx=f"sentry {name}").child(key))
         raise IntakeError(
             "sentry: missing data.event, data.error or data.issue", field="data.event"
         )
     if top.has("event"):
-        hook = Node(top.value, "sentry service hook")
+        hook = replace(top, ctx="sentry service hook")
         group = hook.maybe_child("group")
         link = hook.text("url") or (group.text("url") if group else None)
         return _from_event(hook.child("event"), resource="service_hook", link=link)
     if any(top.has(key) for key in BARE_EVENT_KEYS):
-        return _from_event(Node(top.value, "sentry event"), resource="event", link=None)
+        return _from_event(replace(top, ctx="sentry event"), resource="event", link=None)
     raise IntakeError("sentry: missing data.event, data.error, data.issue or event", field="data")
 
 
@@ -90,8 +99,9 @@ def _from_issue(issue: Node) -> Intake:
         ]
     )
     project = issue.maybe_child("project")
+    require(title or summary, issue, issue.at("title"), "title or metadata.type/value")
     report = make_report(
-        issue.ctx,
+        issue,
         text=text,
         source=Source.SENTRY,
         text_field=issue.at("title"),
@@ -110,13 +120,14 @@ def _from_issue(issue: Node) -> Intake:
             "culprit": culprit,
         },
     )
-    return Intake(report=report, traces=())
+    return Intake(report=report, traces=(), truncated=tuple(issue.cuts))
 
 
 def _from_event(event: Node, *, resource: str, link: str | None) -> Intake:
     event = _with_entries(event)
     platform = event.text("platform")
-    traces = _event_traces(event, platform)
+    values = _exception_values(event)
+    traces = _event_traces(event, values, platform)
     meta = event.maybe_child("metadata")
     summary = None
     if meta is not None:
@@ -124,6 +135,7 @@ def _from_event(event: Node, *, resource: str, link: str | None) -> Intake:
         summary = f"{mtype}: {mvalue}" if mtype and mvalue else mtype or mvalue
     message = _message(event)
     title = event.text("title") or summary or message
+    require(traces or title, event, event.at("exception"), "exception, frame, title or message")
     culprit = event.text("culprit")
     text = join_text(
         [
@@ -135,7 +147,7 @@ def _from_event(event: Node, *, resource: str, link: str | None) -> Intake:
         ]
     )
     report = make_report(
-        event.ctx,
+        event,
         text=text,
         source=Source.SENTRY,
         text_field=event.at("exception"),
@@ -143,9 +155,9 @@ def _from_event(event: Node, *, resource: str, link: str | None) -> Intake:
         platform=platform,
         app_version=_release(event),
         url=event.text("web_url") or event.text("url") or link,
-        metadata=_event_metadata(event, resource, culprit),
+        metadata=_event_metadata(event, values, resource, culprit),
     )
-    return Intake(report=report, traces=tuple(traces))
+    return Intake(report=report, traces=tuple(traces), truncated=tuple(event.cuts))
 
 
 def _with_entries(event: Node) -> Node:
@@ -157,32 +169,40 @@ def _with_entries(event: Node) -> Node:
         kind = entry.text("type")
         if kind in ENTRY_KEYS and entry.has("data"):
             merged[kind] = entry.value["data"]
-    return Node(merged, event.ctx, event.path)
+    return replace(event, value=merged)
 
 
-def _event_traces(event: Node, platform: str | None) -> list[Trace]:
+def _event_traces(event: Node, values: list[Node], platform: str | None) -> list[Trace]:
+    """One trace per exception with anything in it; the crashed thread's frames go on the
+    top-level exception when it has none of its own."""
     traces = [
         trace
-        for exc in _exception_values(event)
+        for exc in values
         if (trace := _exception_trace(exc, platform)).frames or trace.exception
-    ][-MAX_TRACES:]
+    ]
     crashed = _crashed_thread(event)
     if crashed is not None:
         frames = _frames(crashed, platform)
-        if traces and not traces[-1].frames:
+        if traces and not traces[-1].frames and frames:
             last = traces[-1].exception
             traces[-1] = make_trace(
                 frames,
                 order=FrameOrder.OLDEST_FIRST,
                 exc_type=last.type if last else None,
                 message=last.message if last else None,
+                omitted=omitted(crashed, "frames", FRAMES_OLDEST_FIRST),
             )
         elif not traces and frames:
-            traces.append(make_trace(frames, order=FrameOrder.OLDEST_FIRST))
+            traces.append(_stack_trace(crashed, frames))
     stack = event.maybe_child("stacktrace")
     if not traces and stack is not None and (frames := _frames(stack, platform)):
-        traces.append(make_trace(frames, order=FrameOrder.OLDEST_FIRST))
+        traces.append(_stack_trace(stack, frames))
     return traces
+
+
+def _stack_trace(stack: Node, frames: list[Frame]) -> Trace:
+    omitted_frames = omitted(stack, "frames", FRAMES_OLDEST_FIRST)
+    return make_trace(frames, order=FrameOrder.OLDEST_FIRST, omitted=omitted_frames)
 
 
 def _exception_values(event: Node) -> list[Node]:
@@ -190,10 +210,10 @@ def _exception_values(event: Node) -> list[Node]:
     if raw is None:
         return []
     if isinstance(raw, list):
-        return nodes_of(raw, event.ctx, event.at("exception"))
+        return nodes_of(raw, event, event.at("exception"), CHAIN_OLDEST_FIRST)
     if not isinstance(raw, dict):
         raise event.fail("exception", "expected an object or a list at")
-    return event.child("exception").children("values")
+    return event.child("exception").children("values", CHAIN_OLDEST_FIRST)
 
 
 def _exception_trace(exc: Node, platform: str | None) -> Trace:
@@ -204,6 +224,7 @@ def _exception_trace(exc: Node, platform: str | None) -> Trace:
         order=FrameOrder.OLDEST_FIRST,
         exc_type=exc.text("type"),
         message=exc.text("value"),
+        omitted=omitted(stack, "frames", FRAMES_OLDEST_FIRST) if stack is not None else 0,
     )
 
 
@@ -213,9 +234,9 @@ def _crashed_thread(event: Node) -> Node | None:
     if raw is None:
         return None
     if isinstance(raw, list):
-        threads = nodes_of(raw, event.ctx, event.at("threads"))
+        threads = nodes_of(raw, event, event.at("threads"), THREADS)
     elif isinstance(raw, dict):
-        threads = event.child("threads").children("values")
+        threads = event.child("threads").children("values", THREADS)
     else:
         raise event.fail("threads", "expected an object or a list at")
     for wanted in ("crashed", "current"):
@@ -227,8 +248,9 @@ def _crashed_thread(event: Node) -> Node | None:
 
 def _frames(stack: Node, platform: str | None) -> list[Frame]:
     """Frames in either spelling: the event schema's (`lineno`, `in_app`) or the API
-    serializer's camelCase (`lineNo`, `inApp`) that service hooks send."""
-    return [
+    serializer's camelCase (`lineNo`, `inApp`) that service hooks send. Only the
+    innermost `MAX_FRAMES` are read; frames pointing nowhere are dropped."""
+    return usable(
         Frame(
             file=clip(
                 frame.text("filename") or frame.text("abs_path") or frame.text("absPath"), 4_000
@@ -243,8 +265,8 @@ def _frames(stack: Node, platform: str | None) -> list[Frame]:
             in_app=_first_flag(frame, "in_app", "inApp"),
             language=frame.text("platform") or platform,
         )
-        for frame in stack.children("frames")
-    ]
+        for frame in stack.children("frames", FRAMES_OLDEST_FIRST)
+    )
 
 
 def _first_int(node: Node, *keys: str) -> int | None:
@@ -294,18 +316,19 @@ def _context_lines(event: Node) -> str | None:
     return "Context:\n" + "\n".join(f"  {line}" for line in lines) if lines else None
 
 
-def _mechanism(event: Node) -> tuple[str | None, bool | None]:
+def _mechanism(values: list[Node]) -> tuple[str | None, bool | None]:
     """Type and `handled` of the top-level exception's mechanism (`onerror`, False)."""
-    values = _exception_values(event)
     mechanism = values[-1].maybe_child("mechanism") if values else None
     if mechanism is None:
         return None, None
     return mechanism.text("type"), mechanism.flag("handled")
 
 
-def _event_metadata(event: Node, resource: str, culprit: str | None) -> dict[str, Any]:
+def _event_metadata(
+    event: Node, values: list[Node], resource: str, culprit: str | None
+) -> dict[str, Any]:
     sdk = event.value.get("sdk")
-    mechanism, handled = _mechanism(event)
+    mechanism, handled = _mechanism(values)
     return {
         "mechanism": mechanism,
         "handled": handled,
@@ -318,10 +341,22 @@ def _event_metadata(event: Node, resource: str, culprit: str | None) -> dict[str
         "dist": event.label("dist"),
         "culprit": culprit,
         "sdk": Node(sdk, event.ctx).text("name") if isinstance(sdk, dict) else None,
-        "contexts": event.value.get("contexts")
-        if isinstance(event.value.get("contexts"), dict)
-        else None,
-        "tags": event.value.get("tags")
-        if isinstance(event.value.get("tags"), list | dict)
-        else None,
+        "contexts": _free_form(event, "contexts", dict),
+        "tags": _free_form(event, "tags", list | dict),
     }
+
+
+def _free_form(event: Node, key: str, kinds: type | UnionType) -> object | None:
+    """A metadata value copied as sent, unless it serializes to more than
+    `MAX_METADATA_CHARS` (then dropped, and noted)."""
+    raw = event.value.get(key)
+    if not isinstance(raw, kinds):
+        return None
+    size = len(json.dumps(raw, ensure_ascii=False, default=str))
+    if size > MAX_METADATA_CHARS:
+        event.cuts.append(
+            f"{event.ctx}: {event.at(key)} of {size:,} characters left out of metadata "
+            f"(at most {MAX_METADATA_CHARS:,})"
+        )
+        return None
+    return raw

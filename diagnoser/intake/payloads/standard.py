@@ -7,6 +7,8 @@ string; the text is kept verbatim so the trace parsers see the runtime's own for
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from diagnoser.intake.payloads._fields import Node, root
 from diagnoser.intake.payloads._render import join_text, make_report
 from diagnoser.intake.payloads.errors import IntakeError
@@ -25,7 +27,7 @@ def from_standard(payload: object) -> Intake:
     top = root(payload, "webhook")
     kind = top.required_text("type")
     ctx = f"webhook {kind}"
-    data = Node(top.value, ctx).child("data")
+    data = replace(top, ctx=ctx).child("data")
     title = data.text("title")
     text = _first(data, TEXT_KEYS)
     if text is None:
@@ -38,7 +40,7 @@ def from_standard(payload: object) -> Intake:
     if rating is not None and not MIN_RATING <= rating <= MAX_RATING:
         raise data.fail("rating", "rating out of 1..5 in")
     report = make_report(
-        ctx,
+        data,
         text=text,
         source=Source.WEBHOOK,
         text_field="data.text",
@@ -54,7 +56,7 @@ def from_standard(payload: object) -> Intake:
             "origin": data.text("source"),
         },
     )
-    return Intake(report=report, traces=())
+    return Intake(report=report, traces=(), truncated=tuple(data.cuts))
 
 
 def _first(data: Node, keys: tuple[str, ...]) -> str | None:

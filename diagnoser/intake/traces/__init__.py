@@ -4,14 +4,23 @@ Each family module exposes `parse(text) -> list[Trace]`; `parse_traces` runs the
 over the whole text (code fences, CRLF and interleaved noise are tolerated by the
 parsers, nothing is stripped), drops a trace whose span lies inside one kept from another
 family (more frames win), and returns the rest in text order. Frames are innermost last.
+At most `MAX_TRACES` traces of `MAX_FRAMES` frames each are kept; `find_traces` also says
+what was cut.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
+from diagnoser.constants import MAX_FRAMES, MAX_TRACES
 from diagnoser.intake.report import Trace, TraceFormat
 from diagnoser.intake.traces import dotnet, go, javascript, jvm, php, python, ruby, rust, swift
+from diagnoser.intake.traces._common import (
+    MAX_SCANNED_LINES,
+    MAX_TRACES_PER_FAMILY,
+    unscanned,
+)
 
 Parser = Callable[[str], list[Trace]]
 
@@ -42,30 +51,65 @@ _MARKERS: dict[str, tuple[str, ...]] = {
 """Substrings every trace of a family contains: a family whose markers are all absent
 is not run at all (most reports hold one format, or none)."""
 
-MAX_TRACES_PER_FAMILY = 200
-"""Beyond this many traces of one family the rest are ignored: keeps the pairwise
-containment check cheap on hostile input (real reports hold a handful)."""
-
 FORMATS: tuple[TraceFormat, ...] = tuple(f for f in TraceFormat if f is not TraceFormat.STRUCTURED)
 """The text formats `parse_traces` recognises (`STRUCTURED` comes from payloads)."""
 
 
+@dataclass(frozen=True)
+class TextTraces:
+    """The traces of a text and what was cut to keep them bounded."""
+
+    traces: list[Trace]
+    """The first `MAX_TRACES` traces, in text order."""
+    truncated: list[str] = field(default_factory=list)
+    """One note per cut, e.g. `text: 40 traces beyond the first 32 ignored`."""
+
+
 def parse_traces(text: str) -> list[Trace]:
-    """Every stack trace in `text`, of any format, sorted by where it starts."""
-    found = [
-        (family, trace)
-        for family, parse in PARSERS.items()
-        if any(marker in text for marker in _MARKERS[family])
-        for trace in parse(text)[:MAX_TRACES_PER_FAMILY]
-    ]
+    """The stack traces in `text`, of any format, sorted by where they start."""
+    return find_traces(text).traces
+
+
+def find_traces(text: str) -> TextTraces:
+    """`parse_traces` with notes on the traces and frames left out."""
+    found: list[tuple[str, Trace]] = []
+    counting_stopped = False
+    searched = False
+    for family, parse in PARSERS.items():
+        if any(marker in text for marker in _MARKERS[family]):
+            parsed = parse(text)
+            searched = True
+            counting_stopped |= len(parsed) >= MAX_TRACES_PER_FAMILY
+            found.extend((family, trace) for trace in parsed)
     # Most frames first, then the widest span: a trace that contains a smaller one
     # from another family (V8 `at` lines inside a Rust backtrace) wins.
-    found.sort(key=lambda ft: (-len(ft[1].frames), -(ft[1].end - ft[1].start), ft[1].start))
+    found.sort(key=lambda ft: (-_depth(ft[1]), -(ft[1].end - ft[1].start), ft[1].start))
     kept: list[tuple[str, Trace]] = []
     for family, trace in found:
         if not any(other != family and _inside(trace, t) for other, t in kept):
             kept.append((family, trace))
-    return [t for _, t in sorted(kept, key=lambda ft: (ft[1].start, ft[1].end))]
+    ordered = [t for _, t in sorted(kept, key=lambda ft: (ft[1].start, ft[1].end))]
+    traces = ordered[:MAX_TRACES]
+    notes = [
+        f"text: {t.omitted_frames + len(t.frames):,} frames in the {t.format.value} trace "
+        f"at character {t.start:,}; kept the innermost {MAX_FRAMES}"
+        for t in traces
+        if t.omitted_frames
+    ]
+    if len(ordered) > MAX_TRACES:
+        beyond = f"{'at least ' if counting_stopped else ''}{len(ordered) - MAX_TRACES:,}"
+        notes.append(f"text: {beyond} traces beyond the first {MAX_TRACES} ignored")
+    stopped = unscanned(text) if searched else None
+    if stopped is not None:
+        notes.append(
+            f"text: not searched for traces beyond its first {MAX_SCANNED_LINES:,} lines "
+            f"(character {stopped:,} on)"
+        )
+    return TextTraces(traces, notes)
+
+
+def _depth(trace: Trace) -> int:
+    return len(trace.frames) + trace.omitted_frames
 
 
 def _inside(inner: Trace, outer: Trace) -> bool:
@@ -76,7 +120,9 @@ __all__ = [
     "FORMATS",
     "MAX_TRACES_PER_FAMILY",
     "PARSERS",
+    "TextTraces",
     "dotnet",
+    "find_traces",
     "go",
     "javascript",
     "jvm",

@@ -14,6 +14,8 @@ import re
 
 from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
 from diagnoser.intake.traces._common import (
+    MAX_TRACES_PER_FAMILY,
+    FrameRun,
     Lines,
     is_fence,
     language_of,
@@ -48,7 +50,7 @@ def _chain(lines: Lines, i: int) -> tuple[list[tuple[TraceException, int]], int]
     """Headers from line `i`: outer first, each with its start offset; next line index."""
     chain: list[tuple[TraceException, int]] = []
     j = i
-    while j < len(lines):
+    while j < len(lines) and len(chain) < MAX_TRACES_PER_FAMILY:
         text = lines[j].text
         if j > i and not text.startswith(INNER):
             break
@@ -70,16 +72,20 @@ def _message(msg: str | None) -> str | None:
 
 def _block(lines: Lines, i: int) -> tuple[list[Trace], int] | None:
     chain, j = _chain(lines, i)
-    if not chain or j >= len(lines) or _frame(lines[j].text) is None:
+    if not chain:
         return None
+    if j >= len(lines) or _frame(lines[j].text) is None:
+        # The chains starting on the lines up to `j` end there too, without frames: skip
+        # them (re-reading each took 188 s on 8,000 ` ---> ` lines).
+        return [], j
     level = len(chain) - 1  # frames go to the innermost exception first
-    frames: list[list[Frame]] = [[] for _ in chain]
+    frames = [FrameRun(FrameOrder.NEWEST_FIRST) for _ in chain]
     ends = [lines[j - 1].end for _ in chain]
     while j < len(lines):
         text = lines[j].text
         frame = _frame(text)
         if frame is not None:
-            frames[level].append(frame)
+            frames[level].add(frame)
         elif text.strip().startswith(END_INNER):
             level = max(level - 1, 0)
         elif not (is_fence(text) or text.strip().startswith(END_ASYNC)):
@@ -91,7 +97,8 @@ def _block(lines: Lines, i: int) -> tuple[list[Trace], int] | None:
             format=TraceFormat.DOTNET,
             source_order=FrameOrder.NEWEST_FIRST,
             exception=exc,
-            frames=tuple(reversed(frames[k])),
+            frames=frames[k].innermost_last,
+            omitted_frames=frames[k].omitted,
             start=start,
             end=lines[j - 1].end if k == 0 else ends[k],
         )

@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 
 from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
-from diagnoser.intake.traces._common import Lines, is_fence, split_lines, split_location
+from diagnoser.intake.traces._common import (
+    MAX_TRACES_PER_FAMILY,
+    FrameRun,
+    Lines,
+    is_fence,
+    split_lines,
+    split_location,
+)
 
 LANGUAGE = "go"
 MAX_GAP = 4
@@ -28,6 +35,8 @@ def parse(text: str) -> list[Trace]:
     traces: list[Trace] = []
     panic: tuple[TraceException, int, int] | None = None
     for i, line in enumerate(lines):
+        if len(traces) >= MAX_TRACES_PER_FAMILY:
+            break
         m = _PANIC.match(line.text)
         if m is not None:
             msg = m.group("msg").strip().removesuffix(" [recovered]")
@@ -45,7 +54,7 @@ def parse(text: str) -> list[Trace]:
 
 
 def _goroutine(lines: Lines, i: int, exc: TraceException | None, start: int) -> Trace:
-    frames: list[Frame] = []
+    frames = FrameRun(FrameOrder.NEWEST_FIRST)
     end = lines[i].end
     j = i + 1
     while j + 1 < len(lines):
@@ -56,14 +65,15 @@ def _goroutine(lines: Lines, i: int, exc: TraceException | None, start: int) -> 
         frame = _frame(text, lines[j + 1].text)
         if frame is None:
             break
-        frames.append(frame)
+        frames.add(frame)
         end = lines[j + 1].end
         j += 2
     return Trace(
         format=TraceFormat.GO,
         source_order=FrameOrder.NEWEST_FIRST,
         exception=exc,
-        frames=tuple(reversed(frames)),
+        frames=frames.innermost_last,
+        omitted_frames=frames.omitted,
         start=start,
         end=end,
     )

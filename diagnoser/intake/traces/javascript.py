@@ -10,6 +10,7 @@ import re
 
 from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
 from diagnoser.intake.traces._common import (
+    FrameRun,
     Lines,
     is_fence,
     one,
@@ -56,19 +57,19 @@ def _parse_frame(text: str, kind: TraceFormat) -> Frame | None:
 
 
 def _block(lines: Lines, i: int, kind: TraceFormat) -> tuple[Trace | None, int]:
-    frames: list[Frame] = []
+    frames = FrameRun(FrameOrder.NEWEST_FIRST)
     end = lines[i].end
     j = i
     while j < len(lines):
         text = lines[j].text
         frame = _parse_frame(text, kind)
         if frame is not None:
-            frames.append(frame)
+            frames.add(frame)
             end = lines[j].end
         elif not is_fence(text):
             break
         j += 1
-    if kind is TraceFormat.JAVASCRIPT_GECKO and not any(f.line for f in frames):
+    if kind is TraceFormat.JAVASCRIPT_GECKO and not any(f.line for f in frames.kept):
         return None, j  # `name@host` alone is an e-mail address, not a stack
     start = lines[i].start
     exc: TraceException | None = None
@@ -82,7 +83,8 @@ def _block(lines: Lines, i: int, kind: TraceFormat) -> tuple[Trace | None, int]:
         format=kind,
         source_order=FrameOrder.NEWEST_FIRST,
         exception=exc,
-        frames=tuple(reversed(frames)),
+        frames=frames.innermost_last,
+        omitted_frames=frames.omitted,
         start=start,
         end=end,
     )

@@ -11,7 +11,15 @@ from __future__ import annotations
 import re
 
 from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
-from diagnoser.intake.traces._common import Lines, is_fence, one, scan, split_lines, to_int
+from diagnoser.intake.traces._common import (
+    FrameRun,
+    Lines,
+    is_fence,
+    one,
+    scan,
+    split_lines,
+    to_int,
+)
 
 LANGUAGE = "php"
 STACK = "Stack trace:"
@@ -56,14 +64,15 @@ def _header(rest: str) -> tuple[TraceException, Frame] | None:
 
 
 def _block(lines: Lines, i: int, exc: TraceException, thrown: Frame) -> tuple[Trace, int]:
-    frames: list[Frame] = []
+    frames = FrameRun(FrameOrder.NEWEST_FIRST)
+    frames.add(thrown)  # where it was thrown: the innermost frame
     end = lines[i].end
     j = i + 1
     while j < len(lines):
         text = lines[j].text
         frame = _frame(text)
         if frame is not None:
-            frames.append(frame)
+            frames.add(frame)
         elif not (text.strip() == STACK or is_fence(text) or _THROWN.match(text)):
             break
         end = lines[j].end
@@ -72,7 +81,8 @@ def _block(lines: Lines, i: int, exc: TraceException, thrown: Frame) -> tuple[Tr
         format=TraceFormat.PHP,
         source_order=FrameOrder.NEWEST_FIRST,
         exception=exc,
-        frames=(*reversed(frames), thrown),
+        frames=frames.innermost_last,
+        omitted_frames=frames.omitted,
         start=lines[i].start,
         end=end,
     )

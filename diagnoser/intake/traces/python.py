@@ -11,6 +11,7 @@ import re
 
 from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
 from diagnoser.intake.traces._common import (
+    FrameRun,
     Lines,
     is_fence,
     one,
@@ -60,12 +61,13 @@ def _frame(file: str | None, line: int | None, function: str | None) -> Frame:
     return Frame(file=file, line=line, function=function, language=LANGUAGE)
 
 
-def _trace(frames: list[Frame], exc: TraceException | None, start: int, end: int) -> Trace:
+def _trace(frames: FrameRun, exc: TraceException | None, start: int, end: int) -> Trace:
     return Trace(
         format=TraceFormat.PYTHON,
         source_order=FrameOrder.OLDEST_FIRST,
         exception=exc,
-        frames=tuple(frames),
+        frames=frames.innermost_last,
+        omitted_frames=frames.omitted,
         start=start,
         end=end,
     )
@@ -88,7 +90,7 @@ def _cpython(lines: Lines, i: int) -> tuple[Trace | None, int]:
     head = lines[i]
     col = head.text.index(HEADER)
     prefix = head.text[:col]
-    frames: list[Frame] = []
+    frames = FrameRun(FrameOrder.OLDEST_FIRST)
     end = head.end
     j = i + 1
     exc: TraceException | None = None
@@ -103,7 +105,7 @@ def _cpython(lines: Lines, i: int) -> tuple[Trace | None, int]:
         m = _FRAME.match(text)
         if m is not None:
             func = m.group("func")
-            frames.append(_frame(m.group("file"), to_int(m.group("line")), _strip(func)))
+            frames.add(_frame(m.group("file"), to_int(m.group("line")), _strip(func)))
         elif not text[0].isspace():
             exc = _exception(text)
             if exc is not None:
@@ -156,7 +158,7 @@ def _ipython(lines: Lines, i: int) -> tuple[Trace | None, int]:
     m = _IPY_HEADER.match(head.text)
     exc_type = m.group("type") if m is not None else None
     exc = TraceException(type=exc_type)
-    frames: list[Frame] = []
+    frames = FrameRun(FrameOrder.OLDEST_FIRST)
     end = head.end
     j = i + 1
     while j < len(lines):
@@ -167,10 +169,10 @@ def _ipython(lines: Lines, i: int) -> tuple[Trace | None, int]:
         arrow = _IPY_ARROW.match(text)
         frame = None if arrow else _ipython_frame(text)
         if arrow is not None:
-            if frames and frames[-1].line is None:
-                frames[-1] = frames[-1].model_copy(update={"line": to_int(arrow.group("line"))})
+            if frames.last is not None and frames.last.line is None:
+                frames.amend_last(line=to_int(arrow.group("line")))
         elif frame is not None:
-            frames.append(frame)
+            frames.add(frame)
         else:
             final = _exception(text)
             if final is not None and (final.type == exc_type or final.message is not None):
@@ -224,7 +226,7 @@ def _pytest_start(lines: Lines, i: int) -> tuple[int, str | None]:
 def _pytest(lines: Lines, i: int) -> tuple[Trace | None, int]:
     """A pytest failure: `file.py:N: in f` frames, `E   …` lines, `file.py:N: Error`."""
     first, pending = _pytest_start(lines, i)
-    frames: list[Frame] = []
+    frames = FrameRun(FrameOrder.OLDEST_FIRST)
     errors: list[str] = []
     exc_type: str | None = None
     end = lines[i].end
@@ -235,7 +237,7 @@ def _pytest(lines: Lines, i: int) -> tuple[Trace | None, int]:
         if loc is not None:
             file, line, rest = loc
             func = rest[3:].strip() if rest.startswith("in ") else pending
-            frames.append(_frame(file, line, func))
+            frames.add(_frame(file, line, func))
             pending = None
             exc_type = rest if rest and not rest.startswith("in ") else None
         elif is_fence(text) or _pytest_body(text):

@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 
 from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
-from diagnoser.intake.traces._common import Lines, is_fence, scan, split_lines, to_int
+from diagnoser.intake.traces._common import (
+    FrameRun,
+    Lines,
+    is_fence,
+    scan,
+    split_lines,
+    to_int,
+)
 
 LANGUAGE = "ruby"
 MAX_SNIPPET = 6
@@ -35,14 +42,15 @@ def _block_at(lines: Lines, i: int) -> tuple[list[Trace], int] | None:
     exc = _exception(m.group("rest")) if m is not None else None
     if m is None or exc is None:
         return None
-    frames = [_frame(m)]
+    frames = FrameRun(FrameOrder.NEWEST_FIRST)
+    frames.add(_frame(m))
     end = lines[i].end
     j = _skip_snippet(lines, i + 1)
     while j < len(lines):
         text = lines[j].text
         step = _FROM.match(text)
         if step is not None:
-            frames.append(_frame(step))
+            frames.add(_frame(step))
         elif not (is_fence(text) or _LEVELS.match(text)):
             break
         end = lines[j].end
@@ -50,12 +58,13 @@ def _block_at(lines: Lines, i: int) -> tuple[list[Trace], int] | None:
     return [_trace(frames, exc, lines[i].start, end)], j
 
 
-def _trace(frames: list[Frame], exc: TraceException, start: int, end: int) -> Trace:
+def _trace(frames: FrameRun, exc: TraceException, start: int, end: int) -> Trace:
     return Trace(
         format=TraceFormat.RUBY,
         source_order=FrameOrder.NEWEST_FIRST,
         exception=exc,
-        frames=tuple(reversed(frames)),
+        frames=frames.innermost_last,
+        omitted_frames=frames.omitted,
         start=start,
         end=end,
     )

@@ -12,6 +12,7 @@ import re
 
 from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
 from diagnoser.intake.traces._common import (
+    FrameRun,
     Lines,
     is_fence,
     one,
@@ -57,7 +58,8 @@ def _panic(lines: Lines, i: int, rest: str) -> tuple[Trace, int]:
         if j < len(lines):
             end, j = lines[j].end, j + 1
     file, line, col = split_location(loc)
-    frames = [Frame(file=file, line=line, column=col, language=LANGUAGE)]
+    frames = FrameRun(FrameOrder.NEWEST_FIRST)
+    frames.add(Frame(file=file, line=line, column=col, language=LANGUAGE))
     for k in range(j, min(j + MAX_GAP, len(lines))):
         if lines[k].text.strip() == "stack backtrace:":
             backtrace, j = _backtrace(lines, k + 1)
@@ -68,16 +70,17 @@ def _panic(lines: Lines, i: int, rest: str) -> tuple[Trace, int]:
         format=TraceFormat.RUST,
         source_order=FrameOrder.NEWEST_FIRST,
         exception=TraceException(type=EXCEPTION_TYPE, message=message or None),
-        frames=tuple(reversed(frames)),
+        frames=frames.innermost_last,
+        omitted_frames=frames.omitted,
         start=lines[i].start,
         end=end,
     )
     return trace, j
 
 
-def _backtrace(lines: Lines, j: int) -> tuple[list[Frame], int]:
+def _backtrace(lines: Lines, j: int) -> tuple[FrameRun, int]:
     """Frames from `j` on, and the index after the last line consumed."""
-    frames: list[Frame] = []
+    frames = FrameRun(FrameOrder.NEWEST_FIRST)
     last = j
     while j < len(lines):
         text = lines[j].text
@@ -85,9 +88,9 @@ def _backtrace(lines: Lines, j: int) -> tuple[list[Frame], int]:
         head = None if at else _FRAME.match(text)
         if at is not None and frames:
             file, line, col = split_location(at.group("loc").strip())
-            frames[-1] = frames[-1].model_copy(update={"file": file, "line": line, "column": col})
+            frames.amend_last(file=file, line=line, column=col)
         elif head is not None:
-            frames.append(_frame(head.group("func").strip()))
+            frames.add(_frame(head.group("func").strip()))
         elif not is_fence(text):
             break
         j += 1

@@ -13,6 +13,8 @@ import re
 
 from diagnoser.intake.report import Frame, FrameOrder, Trace, TraceException, TraceFormat
 from diagnoser.intake.traces._common import (
+    MAX_TRACES_PER_FAMILY,
+    FrameRun,
     Line,
     Lines,
     is_fence,
@@ -34,36 +36,46 @@ _FATAL_OLD = re.compile(r"Fatal error: (?P<msg>.*): file (?P<file>[^,]+), line (
 def parse(text: str) -> list[Trace]:
     """Every crashed thread of an Apple crash report, and loose Swift fatal errors."""
     lines = split_lines(text)
-    traces: list[Trace] = []
+    crashes: list[Trace] = []
     for i, line in enumerate(lines):
         crash = _crash(lines, i) if _CRASHED.match(line.text) else None
         if crash is not None and crash.frames:
-            traces.append(crash)
+            crashes.append(crash)
+            if len(crashes) >= MAX_TRACES_PER_FAMILY:
+                break
+    fatals: list[Trace] = []
+    k = 0  # the crashes are in text order: one pass skips the lines inside them
     for line in lines:
-        if any(t.start <= line.start < t.end for t in traces):
+        while k < len(crashes) and crashes[k].end <= line.start:
+            k += 1
+        if k < len(crashes) and crashes[k].start <= line.start:
             continue
         fatal = _fatal(line)
         if fatal is not None:
-            traces.append(fatal)
-    return sorted(traces, key=lambda t: t.start)
+            fatals.append(fatal)
+            if len(fatals) >= MAX_TRACES_PER_FAMILY:
+                break
+    return sorted(crashes + fatals, key=lambda t: t.start)[:MAX_TRACES_PER_FAMILY]
 
 
 def _crash(lines: Lines, i: int) -> Trace:
     start, exc = _header(lines, i)
-    frames: list[Frame] = []
+    frames = FrameRun(FrameOrder.NEWEST_FIRST)
     end = lines[i].end
-    for line in lines[i + 1 :]:
+    for k in range(i + 1, len(lines)):  # by index: a slice would copy the rest of the text
+        line = lines[k]
         frame = _frame(line.text)
         if frame is None and not is_fence(line.text):
             break
         if frame is not None:
-            frames.append(frame)
+            frames.add(frame)
             end = line.end
     return Trace(
         format=TraceFormat.SWIFT,
         source_order=FrameOrder.NEWEST_FIRST,
         exception=exc,
-        frames=tuple(reversed(frames)),
+        frames=frames.innermost_last,
+        omitted_frames=frames.omitted,
         start=start,
         end=end,
     )

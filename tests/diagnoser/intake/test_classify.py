@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import random
+import unicodedata
+
 import pytest
 
-from diagnoser.intake.classify import classify
+from diagnoser.intake.classify import MAX_SCAN_CHARS, classify
 from diagnoser.intake.report import FrameOrder, Kind, Trace, TraceFormat
 
 TRACE = Trace(format=TraceFormat.PYTHON, source_order=FrameOrder.OLDEST_FIRST)
@@ -63,3 +66,41 @@ def test_phrases_match_whole_words_only() -> None:
     verdict = classify("Excellent notes app, it flags nothing wrongly", rating=5)
     assert "phrase:lent" not in verdict.signals and "phrase:lag" not in verdict.signals
     assert verdict.kind is Kind.PRAISE
+
+
+def test_random_bytes_are_noise_whatever_they_spell() -> None:
+    junk = random.Random(7).randbytes(4_096).decode("utf-8", errors="replace")
+    text = junk + "\nTraceback crash exception\n" + junk
+    verdict = classify(text, traces=[TRACE])
+    assert verdict.kind is Kind.NOISE
+    assert verdict.signals == [f"binary:{_unreadable(text):.0%} unreadable"]
+
+
+def test_a_log_with_a_few_stray_bytes_stays_a_log() -> None:
+    log = "ERROR app crashed: NullPointerException in checkout\n" * 40
+    raw = bytearray(log.encode())
+    for at in range(0, len(raw), 100):  # 1% stray bytes
+        raw[at] = 0xFF
+    verdict = classify(raw.decode("utf-8", errors="replace"))
+    assert verdict.kind is Kind.CRASH
+    assert not any(s.startswith("binary:") for s in verdict.signals)
+
+
+def test_the_binary_threshold_counts_control_characters_but_not_line_breaks() -> None:
+    assert classify("a\tb\r\nc " * 500).kind is not Kind.NOISE
+    assert classify("it crashes \x00\x01\x02\x03\x04\x05" * 100).kind is Kind.NOISE
+
+
+def test_phrases_past_the_scan_limit_are_not_looked_for() -> None:
+    filler = "lorem ipsum dolor sit amet " * (MAX_SCAN_CHARS // 27 + 1)
+    assert classify(filler + "it crashes").kind is Kind.BUG  # words, no signal
+    assert classify("it crashes " + filler).kind is Kind.CRASH
+    late_exception = classify(filler + "java.lang.OutOfMemoryError")  # one cheap pattern
+    assert late_exception.signals == ["exception-name:OutOfMemoryError"]
+
+
+def _unreadable(text: str) -> float:
+    bad = sum(
+        1 for c in text if c == "\ufffd" or (unicodedata.category(c) == "Cc" and c not in "\t\n\r")
+    )
+    return bad / len(text)

@@ -98,3 +98,30 @@ def test_json_schema_is_exported() -> None:
     properties = report_schema()["properties"]
     assert isinstance(properties, dict)
     assert {"text", "frames", "exception", "classification", "fingerprint"} <= set(properties)
+
+
+def test_truncated_carries_the_adapter_notes_and_the_text_parsers_own() -> None:
+    frames = "".join(f'  File "f{i}.py", line 1, in g\n' for i in range(600))
+    text = "Traceback (most recent call last):\n" + frames + "ValueError: x\n"
+    report = build_report(ReportIn(text=text), truncated=["webhook: a note"])
+    assert report.truncated == [
+        "webhook: a note",
+        "text: 600 frames in the python trace at character 0; kept the innermost 512",
+    ]
+    assert len(report.traces[0].frames) == 512 and report.frames[-1].frame.file == "f599.py"
+
+
+def test_a_callers_truncated_and_derived_fields_are_never_taken() -> None:
+    forged = ReportIn.model_validate({"text": "it crashes", "truncated": ["forged"]})
+    assert build_report(forged).truncated == []
+    first = build_report(ReportIn(text="it crashes"), truncated=["real"])
+    again = build_report(first)  # a Report is a ReportIn: its derived fields are recomputed
+    assert again.truncated == [] and again.classification == first.classification
+
+
+def test_payload_notes_reach_the_report() -> None:
+    payload = {"error": {"exceptionClass": "E", "stackTrace": [{"file": "a.kt"}] * 600}}
+    (intake,) = from_payload("bugsnag", payload)
+    report = build_report(intake.report, traces=intake.traces, truncated=intake.truncated)
+    assert report.truncated == ["bugsnag: 600 frames in error.stackTrace; kept the innermost 512"]
+    assert report.traces[0].omitted_frames == 88

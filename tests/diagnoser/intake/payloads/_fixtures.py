@@ -23,3 +23,19 @@ def load_reference(name: str) -> Any:
     if not path.exists():
         pytest.skip(f"reference sample {name} not available")
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def wrong_types(value: Any) -> Any:
+    """`value` with every scalar swapped for one of another type (containers kept): the
+    shape an adapter looks for, with nothing usable in it."""
+    if isinstance(value, dict):
+        return {key: wrong_types(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [wrong_types(item) for item in value]
+    if isinstance(value, bool):
+        return "yes"
+    if isinstance(value, str):
+        return 0
+    if isinstance(value, int | float):
+        return [value]
+    return value

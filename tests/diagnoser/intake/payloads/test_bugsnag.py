@@ -6,7 +6,7 @@ import pytest
 
 from diagnoser.intake.payloads import IntakeError, from_bugsnag
 from diagnoser.intake.report import Frame, FrameOrder, Source, TraceException, TraceFormat
-from tests.diagnoser.intake.payloads._fixtures import load, load_reference
+from tests.diagnoser.intake.payloads._fixtures import load, load_reference, wrong_types
 
 
 def test_android_exception_frames_are_reversed_to_innermost_last() -> None:
@@ -81,3 +81,23 @@ def test_broken_payloads_name_the_field(payload: Any, field: str) -> None:
         from_bugsnag(payload)
     assert caught.value.field == field
     assert str(caught.value).startswith("bugsnag")
+
+
+def test_every_field_of_the_wrong_type_is_refused_naming_the_field() -> None:
+    payload = wrong_types(load("bugsnag_exception_android.json"))
+    with pytest.raises(IntakeError, match="nothing to diagnose") as caught:
+        from_bugsnag(payload)
+    assert caught.value.field == "error.exceptionClass"
+
+
+def test_frames_are_cut_to_the_innermost_before_reading_and_noted() -> None:
+    frames = [{"file": f"f{i}.kt", "lineNumber": 1, "method": "m"} for i in range(12_000)]
+    frames[3] = {"lineNumber": 9}  # points nowhere: dropped
+    intake = from_bugsnag({"error": {"exceptionClass": "E", "stackTrace": frames}})
+    (trace,) = intake.traces
+    # Bugsnag lists the innermost first: f0 is the crash site, stored last.
+    assert trace.frames[-1].file == "f0.kt" and trace.frames[0].file == "f511.kt"
+    assert len(trace.frames) == 511 and trace.omitted_frames == 11_488
+    assert intake.truncated == (
+        "bugsnag: 12,000 frames in error.stackTrace; kept the innermost 512",
+    )

@@ -61,3 +61,10 @@ def test_broken_payloads_name_the_field(payload: Any, field: str) -> None:
         from_crashlytics(payload)
     assert caught.value.field == field
     assert str(caught.value).startswith("crashlytics")
+
+
+def test_a_digest_whose_issues_name_nothing_is_refused() -> None:
+    payload = {"data": {"payload": {"trendingIssues": [{"issue": {"title": 1}}, {"issue": {}}]}}}
+    with pytest.raises(IntakeError, match="nothing to diagnose") as caught:
+        from_crashlytics(payload)
+    assert caught.value.field == "data.payload.trendingIssues"

@@ -55,3 +55,21 @@ def test_broken_payloads_name_the_field(payload: Any, field: str, message: str) 
         from_github(payload)
     assert caught.value.field == field
     assert message in str(caught.value)
+
+
+def test_labels_and_an_oversized_body_are_cut_and_noted() -> None:
+    payload = {
+        "action": "opened",
+        "issue": {
+            "title": "t",
+            "body": "x" * 2_500_000,
+            "labels": [{"name": f"l{i}"} for i in range(150)],
+        },
+    }
+    intake = from_github(payload)
+    assert len(intake.report.text) == 2_000_000
+    assert intake.report.metadata["labels"][-1] == "l99"
+    assert intake.truncated == (
+        "github issues opened: 150 labels in issue.labels; kept the first 100",
+        "github issues opened: report text of 2,500,005 characters; kept the first 2,000,000",
+    )

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -180,3 +181,34 @@ def test_broken_google_play_names_the_field(payload: Any, field: str) -> None:
         from_google_play(payload)
     assert caught.value.field == field
     assert str(caught.value).startswith("google_play")
+
+
+def test_a_poll_of_too_many_reviews_keeps_the_first_and_each_says_so() -> None:
+    review = {"reviewId": "r", "comments": [{"userComment": {"text": "slow\tso slow"}}]}
+    intakes = from_google_play({"reviews": [review] * 5_000})
+    assert len(intakes) == 200
+    note = "google_play reviews: 5,000 reviews in reviews; kept the first 200"
+    assert all(i.truncated == (note,) for i in intakes)
+    app_store = from_app_store({"data": [{"attributes": {"body": "b"}}] * 201})
+    assert len(app_store) == 200
+    assert app_store[0].truncated == (
+        "app_store customerReviews: 201 reviews in data; kept the first 200",
+    )
+
+
+def test_a_note_about_one_review_stays_on_that_review() -> None:
+    long_body = {"attributes": {"body": "b" * 2_100_000}}
+    first, second = from_app_store({"data": [long_body, {"attributes": {"body": "ok"}}]})
+    assert first.truncated == (
+        "app_store customerReviews: report text of 2,100,000 characters; kept the first 2,000,000",
+    )
+    assert second.truncated == ()
+
+
+def test_link_scan_is_linear_on_unclosed_links() -> None:
+    # Each unclosed opener used to rescan the rest of the text: 160 KB took 85 s.
+    for junk in ("<http://" * 100_000, "[a](" * 100_000, "[" * 400_000):
+        started = time.monotonic()
+        intake = from_review_text({"text": f"★☆☆☆☆ DE\n*t*\nbody\n_by_ *a*\n{junk}"})
+        assert time.monotonic() - started < 5
+        assert intake.report.url is None

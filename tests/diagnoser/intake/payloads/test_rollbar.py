@@ -6,7 +6,7 @@ import pytest
 
 from diagnoser.intake.payloads import IntakeError, from_rollbar
 from diagnoser.intake.report import Frame, FrameOrder, Source, TraceException, TraceFormat
-from tests.diagnoser.intake.payloads._fixtures import load, load_reference
+from tests.diagnoser.intake.payloads._fixtures import load, load_reference, wrong_types
 
 
 def test_trace_chain_is_reversed_to_oldest_cause_first() -> None:
@@ -95,3 +95,29 @@ def test_broken_payloads_name_the_field(payload: Any, field: str) -> None:
         from_rollbar(payload)
     assert caught.value.field == field
     assert str(caught.value).startswith("rollbar")
+
+
+def test_every_field_of_the_wrong_type_is_refused_naming_the_field() -> None:
+    payload = wrong_types(load("rollbar_trace_chain.json"))
+    with pytest.raises(IntakeError, match="nothing to diagnose") as caught:
+        from_rollbar(payload)
+    assert caught.value.field == "data.item.title"
+
+
+def test_chain_and_frame_caps_keep_the_newest_and_innermost_and_say_so() -> None:
+    frames = [{"filename": f"f{i}.js", "lineno": 1} for i in range(600)]
+    chain = [{"exception": {"class": f"E{k}"}, "frames": frames} for k in range(40)]
+    payload = {
+        "event_name": "new_item",
+        "data": {"item": {"title": "t", "last_occurrence": {"body": {"trace_chain": chain}}}},
+    }
+    intake = from_rollbar(payload)
+    assert len(intake.traces) == 32
+    top = intake.traces[-1]  # Rollbar lists the raised exception first
+    assert top.exception is not None and top.exception.type == "E0"
+    assert top.frames[-1].file == "f599.js" and top.omitted_frames == 88
+    assert intake.truncated[0] == (
+        "rollbar new_item: 40 exceptions in data.item.last_occurrence.body.trace_chain; "
+        "kept the newest 32"
+    )
+    assert len(intake.truncated) == 33  # and one note per trace for its frames

@@ -6,7 +6,7 @@ import pytest
 
 from diagnoser.intake.payloads import IntakeError, from_sentry
 from diagnoser.intake.report import Frame, FrameOrder, Source, TraceException, TraceFormat
-from tests.diagnoser.intake.payloads._fixtures import load, load_reference
+from tests.diagnoser.intake.payloads._fixtures import load, load_reference, wrong_types
 
 
 def test_event_alert_chain_is_oldest_cause_first_with_frames_innermost_last() -> None:
@@ -235,3 +235,65 @@ def test_broken_payloads_name_the_field(payload: Any, resource: str | None, fiel
 def test_error_message_names_resource_and_path() -> None:
     with pytest.raises(IntakeError, match=r"^sentry event_alert: missing data\.event$"):
         from_sentry({"data": {}}, "event_alert")
+
+
+def test_every_field_of_the_wrong_type_is_refused_naming_the_field() -> None:
+    payload = wrong_types(load("sentry_event_alert_chained.json"))
+    with pytest.raises(IntakeError, match="nothing to diagnose") as caught:
+        from_sentry(payload)
+    assert caught.value.field == "data.event.exception"
+
+
+def test_frames_pointing_nowhere_are_dropped() -> None:
+    frames = [{"lineno": 3, "in_app": True}, {"filename": 7}, {"filename": "a.py", "lineno": 1}]
+    payload = {"exception": {"values": [{"type": "E", "stacktrace": {"frames": frames}}]}}
+    (trace,) = from_sentry(payload).traces
+    assert [(f.file, f.line) for f in trace.frames] == [("a.py", 1)]
+
+
+def test_only_frames_pointing_nowhere_and_no_exception_is_refused() -> None:
+    payload = {"exception": {"values": [{"stacktrace": {"frames": [{"lineno": 1}] * 3}}]}}
+    with pytest.raises(IntakeError, match="nothing to diagnose"):
+        from_sentry(payload)
+
+
+def test_frame_and_chain_caps_keep_the_innermost_and_newest_and_say_so() -> None:
+    frames = [{"filename": f"f{i}.py", "lineno": 1} for i in range(12_000)]
+    values = [{"type": f"E{k}", "value": "v"} for k in range(39)]
+    values.append({"type": "Top", "stacktrace": {"frames": frames}})
+    intake = from_sentry({"exception": {"values": values}})
+    assert [t.exception.type for t in intake.traces if t.exception][:2] == ["E8", "E9"]
+    assert len(intake.traces) == 32
+    top = intake.traces[-1]
+    assert len(top.frames) == 512 and top.omitted_frames == 11_488
+    assert (top.frames[0].file, top.frames[-1].file) == ("f11488.py", "f11999.py")
+    assert intake.truncated == (
+        "sentry event: 40 exceptions in exception.values; kept the newest 32",
+        "sentry event: 12,000 frames in exception.values[39].stacktrace.frames; "
+        "kept the innermost 512",
+    )
+    assert "  … 11,488 outer frames not kept" in intake.report.text
+
+
+def test_oversized_contexts_and_tags_are_left_out_of_metadata_and_noted() -> None:
+    payload = {
+        "exception": {"values": [{"type": "E", "value": "v"}]},
+        "contexts": {"os": {"name": "Linux"}, "blob": {"x": "y" * 30_000}},
+        "tags": [["k", "v"]],
+    }
+    intake = from_sentry(payload)
+    assert intake.report.metadata.get("contexts") is None
+    assert intake.report.metadata["tags"] == [["k", "v"]]
+    (note,) = intake.truncated
+    assert note.startswith("sentry event: contexts of 30,0") and "left out of metadata" in note
+    assert "os: Linux" in intake.report.text  # still read for the readable context lines
+
+
+def test_many_threads_are_cut_before_reading() -> None:
+    threads = [{"id": i, "stacktrace": {"frames": [{"function": f"t{i}"}]}} for i in range(1_500)]
+    threads[3]["crashed"] = True
+    intake = from_sentry({"event_id": "x", "threads": {"values": threads}})
+    assert [f.function for f in intake.traces[0].frames] == ["t3"]
+    assert intake.truncated == (
+        "sentry event: 1,500 threads in threads.values; kept the first 1,000",
+    )

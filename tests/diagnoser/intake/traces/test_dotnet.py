@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import time
+
 from diagnoser.intake.report import FrameOrder, TraceException, TraceFormat
 from diagnoser.intake.traces import dotnet
+from diagnoser.intake.traces._common import MAX_TRACES_PER_FAMILY
 from tests.diagnoser.intake.traces.conftest import read_fixture
 
 SRC = "C:\\src\\Shop\\"
@@ -58,3 +61,17 @@ def test_framework_style_inner_on_same_line_and_generics() -> None:
         ("System.Number", "ParseInt32"),
     ]
     assert [(f.function, f.line) for f in outer.frames] == [("Main", 4)]
+
+
+def test_a_flood_of_inner_exception_headers_is_read_once() -> None:
+    # Every line used to start a chain running to the end of the flood: 8,000 lines, 188 s.
+    started = time.monotonic()
+    assert dotnet.parse(" ---> System.Exception: x\n" * 10_000) == []
+    assert time.monotonic() - started < 5
+
+
+def test_a_chain_is_capped_before_its_frames() -> None:
+    text = "System.Exception: top\n" + " ---> System.Exception: inner\n" * 1_000
+    found = dotnet.parse(text + "   at A.B.C() in c.cs:line 3\n")
+    assert 0 < len(found) <= MAX_TRACES_PER_FAMILY
+    assert found[-1].frames[-1].function == "C"

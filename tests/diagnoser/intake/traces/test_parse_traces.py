@@ -5,9 +5,11 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from diagnoser.constants import MAX_FRAMES, MAX_TRACES
 from diagnoser.intake import traces
 from diagnoser.intake.report import TraceFormat
-from diagnoser.intake.traces import FORMATS, PARSERS, javascript, parse_traces
+from diagnoser.intake.traces import FORMATS, PARSERS, find_traces, javascript, parse_traces
+from diagnoser.intake.traces._common import MAX_SCANNED_LINES
 from tests.diagnoser.intake.traces.conftest import FIXTURES, read_fixture, where
 
 ALL_LINES = sorted(
@@ -173,3 +175,66 @@ def test_never_raises_on_mutated_fixture_lines(
         assert 0 <= trace.start <= trace.end <= len(text)
         assert trace.frames or trace.exception is not None
     assert [t.start for t in found] == sorted(t.start for t in found)
+
+
+def _python_trace(frames: int, name: str = "f") -> str:
+    lines = [f'  File "{name}{i}.py", line {i + 1}, in g{i}' for i in range(frames)]
+    return "\n".join(["Traceback (most recent call last):", *lines, "ValueError: x"]) + "\n"
+
+
+def test_a_runaway_trace_keeps_its_innermost_frames_and_says_so() -> None:
+    parsed = find_traces(_python_trace(2_000))
+    (trace,) = parsed.traces
+    assert len(trace.frames) == MAX_FRAMES and trace.omitted_frames == 2_000 - MAX_FRAMES
+    assert trace.frames[-1].file == "f1999.py"  # the crash site
+    assert trace.frames[0].file == f"f{2_000 - MAX_FRAMES}.py"
+    assert parsed.truncated == [
+        "text: 2,000 frames in the python trace at character 0; kept the innermost 512"
+    ]
+
+
+def test_a_newest_first_runaway_trace_keeps_its_first_frames() -> None:
+    frames = "".join(f"\tat com.x.C.m{i}(C.java:{i + 1})\n" for i in range(1_000))
+    (trace,) = parse_traces("java.lang.IllegalStateException: boom\n" + frames)
+    assert trace.frames[-1].function == "m0" and trace.frames[0].function == "m511"
+    assert trace.omitted_frames == 1_000 - MAX_FRAMES
+
+
+def test_traces_beyond_the_cap_are_ignored_and_counted() -> None:
+    parsed = find_traces("\n".join(_python_trace(1, f"t{k}_") for k in range(40)))
+    assert len(parsed.traces) == MAX_TRACES
+    assert parsed.traces[-1].frames[0].file == "t31_0.py"  # the first ones, in text order
+    assert parsed.truncated == ["text: 8 traces beyond the first 32 ignored"]
+    flood = find_traces(_python_trace(1) * 500)
+    assert flood.truncated == ["text: at least 168 traces beyond the first 32 ignored"]
+
+
+def test_lines_beyond_the_scan_limit_are_not_searched_and_that_is_said() -> None:
+    text = "x\n" * MAX_SCANNED_LINES + _python_trace(3)
+    parsed = find_traces(text)
+    assert parsed.traces == []
+    assert parsed.truncated == [
+        f"text: not searched for traces beyond its first {MAX_SCANNED_LINES:,} lines "
+        f"(character {2 * MAX_SCANNED_LINES - 1:,} on)"
+    ]
+    assert find_traces("x\n" * (MAX_SCANNED_LINES - 5) + _python_trace(3)).traces
+    assert find_traces("\n" * 2 * MAX_SCANNED_LINES).truncated == []  # nothing there
+
+
+def test_unicode_digits_that_int_refuses_are_not_positions() -> None:
+    # `"²".isdigit()` is true, `int("²")` raises: these crashed every caller of the parsers.
+    for text in ("Error: x\n    at f (a.js:1:²)\n", "f@a.js:²\ng@b.js:1:2\n"):
+        assert all(f.line != "²" for t in parse_traces(text) for f in t.frames)
+    (trace,) = parse_traces("Error: x\n    at f (a.js:٣:1)\n")  # Arabic-Indic 3 is a digit
+    assert trace.frames[0].line == 3
+
+
+@settings(deadline=None, max_examples=100)
+@given(
+    st.text(
+        alphabet=st.characters(categories=["Nd", "No", "Nl"]) | st.sampled_from(":\n @a"),
+        max_size=60,
+    )
+)
+def test_never_raises_on_text_full_of_unicode_digits(text: str) -> None:
+    parse_traces("at f (a.js:" + text + ")\n" + text)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from diagnoser.constants import MAX_FRAMES
 from diagnoser.intake.report import FrameOrder, TraceException, TraceFormat
 from diagnoser.intake.traces import php
 from tests.diagnoser.intake.traces.conftest import read_fixture
@@ -57,3 +58,12 @@ def test_message_containing_in_uses_last_location() -> None:
     (trace,) = php.parse(text)
     assert trace.exception == TraceException(type="Error", message="called in a loop")
     assert [(f.file, f.line) for f in trace.frames] == [("/app/x.php", 5)]
+
+
+def test_a_capped_stack_keeps_the_frame_where_it_was_thrown() -> None:
+    frames = "".join(f"#{i} /app/f{i}.php({i + 1}): f{i}()\n" for i in range(600))
+    text = "PHP Fatal error:  Uncaught Exception: boom in /app/x.php:7\nStack trace:\n" + frames
+    (trace,) = php.parse(text)
+    assert (trace.frames[-1].file, trace.frames[-1].line) == ("/app/x.php", 7)
+    assert trace.frames[-2].file == "/app/f0.php"
+    assert len(trace.frames) == MAX_FRAMES and trace.omitted_frames == 601 - MAX_FRAMES

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from diagnoser.constants import MAX_FRAMES
 from diagnoser.intake.report import Frame, FrameOrder, TraceException, TraceFormat
 from diagnoser.intake.traces import rust
 from tests.diagnoser.intake.traces.conftest import read_fixture
@@ -49,3 +50,14 @@ def test_full_backtrace_addresses_hashes_and_generics() -> None:
         ("app", "main", 5),
         ("core::option::Option<T>", "unwrap", 935),
     ]
+
+
+def test_a_capped_backtrace_puts_each_location_on_its_own_frame() -> None:
+    frames = "".join(
+        f"   {i}: app::f{i}\n             at ./src/f{i}.rs:{i + 1}:1\n" for i in range(600)
+    )
+    text = "thread 'main' panicked at src/main.rs:1:1:\nboom\nstack backtrace:\n" + frames
+    (trace,) = rust.parse(text)
+    assert len(trace.frames) == MAX_FRAMES and trace.omitted_frames == 600 - MAX_FRAMES
+    assert all(f.file == f"./src/{f.function}.rs" for f in trace.frames)
+    assert trace.frames[-1].function == "f0"

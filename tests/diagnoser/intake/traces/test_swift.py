@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import time
+
 from diagnoser.intake.report import Frame, FrameOrder, TraceException, TraceFormat
 from diagnoser.intake.traces import swift
+from diagnoser.intake.traces._common import MAX_TRACES_PER_FAMILY
 from tests.diagnoser.intake.traces.conftest import read_fixture
 
 
@@ -65,3 +68,20 @@ def test_runtime_fatal_errors_new_and_old_forms() -> None:
         type="Fatal error", message="Unexpectedly found nil while unwrapping an Optional value"
     )
     assert old.frames == (Frame(file="NotesKit/Store.swift", line=212, language="swift"),)
+
+
+def test_many_crashed_threads_are_parsed_in_linear_time_and_capped() -> None:
+    # Each crash used to copy the rest of the lines and every line was checked against
+    # every crash: 4,000 crashes took 2.7 s, 70,000 would take a quarter of an hour.
+    text = "Thread 0 Crashed:\n0 a 0x1 f\nFatal error: x: file a.swift, line 1\n" * 20_000
+    started = time.monotonic()
+    found = swift.parse(text)
+    assert time.monotonic() - started < 5
+    assert len(found) == MAX_TRACES_PER_FAMILY
+    assert [t.exception.message if t.exception else None for t in found[:2]] == [None, "x"]
+
+
+def test_a_fatal_error_line_inside_a_crashed_thread_is_not_a_second_trace() -> None:
+    text = "Thread 0 Crashed:\n0 a 0x1 f\n1 b 0x2 Fatal error: x: file a.swift, line 1\n"
+    (trace,) = swift.parse(text)
+    assert len(trace.frames) == 2
