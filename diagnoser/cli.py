@@ -13,16 +13,25 @@ failed or timed out (the reason is on stderr); 2 bad arguments or input.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from diagnoser.constants import MAX_PAYLOAD_BYTES, MAX_REPORT_BYTES
 from diagnoser.doctor import EXPLORER_ROLE, run_checks
 from diagnoser.errors import ConfigError, DiagnoserError
-from diagnoser.intake import IntakeError, ReportIn, Trace, from_payload
+from diagnoser.intake import (
+    PROVIDERS,
+    Intake,
+    IntakeError,
+    PayloadTooLarge,
+    ReportIn,
+    from_payload,
+    load_json,
+    read_limited,
+)
 from diagnoser.models import resolve_model
 from diagnoser.offline import MODEL_NAME
 from diagnoser.pipeline import Event, State, diagnose
@@ -53,7 +62,10 @@ def parser() -> argparse.ArgumentParser:
         "--model", default=MODEL_NAME, help="'offline' (default) or a PydanticAI model string"
     )
     run.add_argument(
-        "--provider", help="the report is this provider's webhook JSON (sentry, github, …)"
+        "--provider",
+        choices=PROVIDERS,
+        metavar="PROVIDER",
+        help=f"the report is this provider's webhook JSON: {', '.join(PROVIDERS)}",
     )
     run.add_argument(
         "--formatter-model",
@@ -103,10 +115,11 @@ def run_diagnose(args: argparse.Namespace, settings: Settings) -> int:
             if args.formatter_model is None
             else resolve_model(args.formatter_model, setting="--formatter-model", offline=False)
         )
-        workspace, report_in, traces = _inputs(args, settings)
+        workspace, intake = _inputs(args, settings)
         outcome = diagnose(
-            report_in, workspace, model=model, traces=traces, sink=sink, formatter=formatter
-        )
+            intake.report, workspace, model=model, traces=intake.traces,
+            truncated=intake.truncated, sink=sink, formatter=formatter,
+        )  # fmt: skip
     except (_BadInput, DiagnoserError, RepoMapError) as exc:  # e.g. a data dir inside the repo
         return _usage(str(exc))
     if outcome.finding is None:
@@ -116,36 +129,42 @@ def run_diagnose(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK if outcome.state in (State.COMPLETE, State.NOT_ACTIONABLE) else EXIT_FAILED
 
 
-def _inputs(
-    args: argparse.Namespace, settings: Settings
-) -> tuple[Workspace, ReportIn, tuple[Trace, ...]]:
-    try:
-        raw = sys.stdin.buffer.read() if args.report == "-" else Path(args.report).read_bytes()
-    except OSError as exc:
-        raise _BadInput(f"cannot read the report: {exc.strerror}: {args.report}") from None
-    text = raw.decode("utf-8", errors="replace")  # a log with stray bytes is still a log
-    if not text.strip():
-        raise _BadInput("the report is empty")
+def _inputs(args: argparse.Namespace, settings: Settings) -> tuple[Workspace, Intake]:
+    raw = _read_report(args.report, json_body=args.provider is not None)
     try:
         workspace = Workspace(args.repo, settings)
-        report_in, traces = _report(text, args.provider)
+        intake = _intake(raw, args.provider)
     except ValidationError as exc:
         raise _BadInput(f"invalid report: {exc.errors()[0]['msg']}") from None
-    return workspace, report_in, traces
+    return workspace, intake
 
 
-def _report(text: str, provider: str | None) -> tuple[ReportIn, tuple[Trace, ...]]:
+def _read_report(name: str, *, json_body: bool) -> bytes:
+    """The report's bytes, reading at most its limit (plus one byte to tell it is over)."""
+    limit = MAX_PAYLOAD_BYTES if json_body else MAX_REPORT_BYTES
+    try:
+        if name == "-":
+            return read_limited(sys.stdin.buffer, limit)
+        with open(name, "rb") as stream:
+            return read_limited(stream, limit)
+    except OSError as exc:
+        raise _BadInput(f"cannot read the report: {exc.strerror}: {name}") from None
+    except PayloadTooLarge:
+        kind = "a webhook body" if json_body else "a report"
+        raise _BadInput(f"the report is over the {limit:,}-byte limit for {kind}") from None
+
+
+def _intake(raw: bytes, provider: str | None) -> Intake:
     """A plain report, or a webhook body through its provider's adapter."""
     if provider is None:
-        return ReportIn(text=text), ()
-    try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise IntakeError(f"the {provider} report is not JSON: {exc}", field="") from None
-    intakes = from_payload(provider, payload)
+        text = raw.decode("utf-8", errors="replace")  # a log with stray bytes is still a log
+        if not text.strip():
+            raise _BadInput("the report is empty")
+        return Intake(report=ReportIn(text=text))
+    intakes = from_payload(provider, load_json(raw))
     if not intakes:
         raise IntakeError(f"the {provider} payload holds no report", field="")
-    return intakes[0].report, intakes[0].traces
+    return intakes[0]
 
 
 def run_repomap(args: argparse.Namespace, settings: Settings) -> int:

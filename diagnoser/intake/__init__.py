@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from diagnoser.intake.body import load_json, read_limited
 from diagnoser.intake.intake import build_report, exception_chain, report_schema
-from diagnoser.intake.payloads import Intake, IntakeError, PayloadTooLarge, from_payload
+from diagnoser.intake.payloads import PROVIDERS, Intake, IntakeError, PayloadTooLarge, from_payload
 from diagnoser.intake.report import (
     Classification,
     ExceptionInfo,
@@ -28,6 +28,7 @@ from diagnoser.intake.report import (
 from diagnoser.intake.traces import parse_traces
 
 __all__ = [
+    "PROVIDERS",
     "Classification",
     "ExceptionInfo",
     "Frame",

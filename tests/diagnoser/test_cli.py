@@ -3,10 +3,12 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from diagnoser.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from diagnoser.constants import MAX_REPORT_BYTES
 from diagnoser.finding import Finding
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
@@ -64,10 +66,6 @@ def test_webhook_json_through_its_provider(home: Path, capsys: pytest.CaptureFix
         (["diagnose", "/no/such/report.txt"], "cannot read the report"),
         (["diagnose", str(CRASH), "--repo", "/no/such/repo"], "not a directory"),
         (["diagnose", str(CRASH), "--provider", "sentry"], "is not JSON"),
-        (
-            ["diagnose", str(SAMPLES / "reports" / "review_praise.txt"), "--provider", "nope"],
-            "nope",
-        ),
         (["diagnose", str(CRASH), "--model", "nonsense:foo"], "--model 'nonsense:foo'"),
         (["diagnose", str(CRASH), "--model", ""], "--model is empty"),
         (["diagnose", str(CRASH), "--formatter-model", "nonsense:foo"], "--formatter-model"),
@@ -81,6 +79,39 @@ def test_bad_input_exits_2_with_a_message(
     code, out, err = run(capsys, *args)
     assert code == EXIT_USAGE and out == ""
     assert err.startswith("error: ") and message in err and "Traceback" not in err
+
+
+def test_an_unknown_provider_is_a_usage_error_listing_the_known_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["diagnose", str(CRASH), "--provider", "nope"])
+    err = capsys.readouterr().err
+    assert stopped.value.code == EXIT_USAGE and "invalid choice: 'nope'" in err and "sentry" in err
+
+
+def test_an_oversized_report_is_refused_after_reading_its_limit(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Endless(io.RawIOBase):
+        """/dev/zero as a stream that counts what was asked of it."""
+
+        served = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            view = memoryview(buffer)
+            view[:] = b"x" * len(view)
+            Endless.served += len(view)
+            return len(view)
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(Endless())))
+    code, out, err = run(capsys, "diagnose", "-", "--quiet")
+    assert code == EXIT_USAGE and out == ""
+    assert err == f"error: the report is over the {MAX_REPORT_BYTES:,}-byte limit for a report\n"
+    assert MAX_REPORT_BYTES < Endless.served <= MAX_REPORT_BYTES + 2 * io.DEFAULT_BUFFER_SIZE
 
 
 def test_doctor_and_repomap(home: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import random
-import time
 from pathlib import Path
 from typing import Any
 
@@ -274,11 +273,9 @@ def test_a_runaway_bugsnag_stack_is_cut_before_reading_and_said() -> None:
     assert report.frames[-1].frame.file == "f0.kt" and len(report.frames) == MAX_FRAMES
 
 
-def test_a_text_of_frame_lines_is_bounded_and_quick() -> None:
-    lines = '  File "a.py", line 1, in f\n' * 30_000
-    started = time.monotonic()
+def test_a_text_of_frame_lines_is_bounded_and_said() -> None:
+    lines = '  File "a.py", line 1, in f\n' * 30_000  # its time: bench/hostile_bench.py
     report = build_report(ReportIn(text="Traceback (most recent call last):\n" + lines))
-    assert time.monotonic() - started < 10
     assert len(report.frames) == MAX_FRAMES
     assert report.truncated == [
         "text: 30,000 frames in the python trace at character 0; kept the innermost 512"
