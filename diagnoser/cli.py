@@ -7,7 +7,8 @@
 
 The Finding goes to stdout; progress (one line per pipeline event) to stderr.
 Exit codes: 0 a Finding was produced (complete or not actionable); 1 the diagnosis
-failed or timed out (the reason is on stderr); 2 bad arguments or input.
+failed or timed out (the reason is on stderr); 2 bad arguments, input or settings (one
+line naming what to fix); 130 / 143 stopped by Ctrl-C / SIGTERM (`repomap.signals`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Secret files stay out of the map: the default deny-list, plus `$DIAGNOSER_DENY_EXTRA`
 and every `--deny PATTERN` (`repomap.deny`).
 Exit codes: 0 map printed; 2 bad arguments, deny pattern or repository path; 1 unexpected
-failure.
+failure; 130 / 143 stopped by Ctrl-C / SIGTERM (`repomap.signals`).
 """
 
 from __future__ import annotations
