@@ -22,9 +22,14 @@ EXIT_TERMINATED = 128 + signal.SIGTERM
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 
 
-class Terminated(BaseException):
-    """SIGTERM arrived. A BaseException, like KeyboardInterrupt: `except Exception` in the
-    middle of a run must not swallow a request to stop."""
+class Terminated(SystemExit):
+    """SIGTERM arrived. A SystemExit, like KeyboardInterrupt a BaseException: `except
+    Exception` in the middle of a run cannot swallow a request to stop, and neither can
+    asyncio, which logs and drops other exceptions raised inside its callbacks but
+    re-raises SystemExit. Uncaught, it still exits with the right code."""
+
+    def __init__(self) -> None:
+        super().__init__(EXIT_TERMINATED)
 
 
 def run_stoppable(main: Callable[[], int], *, prog: str) -> int:

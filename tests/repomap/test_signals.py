@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sys
@@ -56,3 +57,16 @@ def test_a_closed_stdout_ends_quietly(tmp_path: Path, monkeypatch: pytest.Monkey
     with (tmp_path / "stdout").open("w") as stdout:  # what gets pointed at /dev/null
         monkeypatch.setattr(sys, "stdout", stdout)
         assert run_stoppable(main, prog="x") == EXIT_BROKEN_PIPE == 141
+
+
+def test_sigterm_inside_an_event_loop_callback_still_stops_the_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    async def diagnosis() -> int:
+        loop = asyncio.get_running_loop()
+        loop.call_soon(os.kill, os.getpid(), signal.SIGTERM)  # lands inside a loop callback
+        await asyncio.sleep(30)  # asyncio logs and swallows most exceptions raised there
+        return 0
+
+    assert run_stoppable(lambda: asyncio.run(diagnosis()), prog="diagnoser") == EXIT_TERMINATED
+    assert capsys.readouterr().err == "diagnoser: terminated\n"
