@@ -133,11 +133,10 @@ def run_diagnose(args: argparse.Namespace, settings: Settings) -> int:
 def _inputs(args: argparse.Namespace, settings: Settings) -> tuple[Workspace, Intake]:
     raw = _read_report(args.report, json_body=args.provider is not None)
     try:
-        workspace = Workspace(args.repo, settings)
         intake = _intake(raw, args.provider)
-    except ValidationError as exc:
+    except ValidationError as exc:  # a ReportIn field out of range
         raise _BadInput(f"invalid report: {exc.errors()[0]['msg']}") from None
-    return workspace, intake
+    return Workspace(args.repo, settings), intake
 
 
 def _read_report(name: str, *, json_body: bool) -> bytes:
