@@ -5,16 +5,28 @@
 
 Packages: `intake/` (report → normalized `Report`), `tools/` (the four read-only tools
 over a `Workspace`), `render/` (JSON, Markdown, SARIF); modules: `funnel`, `agent`,
-`offline` (the embedded investigator), `template`, `grounding`, `pipeline`, `cli`.
+`offline` (the embedded investigator), `template`, `grounding`, `events` (states and
+events of a run), `pipeline`, `registry` (configured repositories by name), `commit`,
+`errors` (the one error tree), `settings`, `cli`.
 """
 
 from __future__ import annotations
 
-from diagnoser.errors import ConfigError, DiagnoserError, PathRefused, ToolError
+from diagnoser.errors import ConfigError, DiagnoserError, PathRefused, ToolError, UnknownRepo
+from diagnoser.events import Event, State
 from diagnoser.finding import Finding, Status
-from diagnoser.intake import Report, ReportIn, build_report, from_payload
-from diagnoser.pipeline import Event, Outcome, State, diagnose, diagnose_async
-from diagnoser.settings import Settings
+from diagnoser.intake import (
+    IntakeError,
+    PayloadTooLarge,
+    Report,
+    ReportIn,
+    build_report,
+    from_payload,
+)
+from diagnoser.pipeline import Outcome, diagnose, diagnose_async
+from diagnoser.registry import TreeState, Workspaces
+from diagnoser.settings import Settings, load_settings
+from diagnoser.template import TemplateError
 from diagnoser.workspace import Workspace
 
 __all__ = [
@@ -22,17 +34,24 @@ __all__ = [
     "DiagnoserError",
     "Event",
     "Finding",
+    "IntakeError",
     "Outcome",
     "PathRefused",
+    "PayloadTooLarge",
     "Report",
     "ReportIn",
     "Settings",
     "State",
     "Status",
+    "TemplateError",
     "ToolError",
+    "TreeState",
+    "UnknownRepo",
     "Workspace",
+    "Workspaces",
     "build_report",
     "diagnose",
     "diagnose_async",
     "from_payload",
+    "load_settings",
 ]

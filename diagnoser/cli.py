@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from diagnoser.constants import MAX_PAYLOAD_BYTES, MAX_REPORT_BYTES
+from diagnoser.constants import DEMO_REPO, MAX_PAYLOAD_BYTES, MAX_REPORT_BYTES
 from diagnoser.doctor import EXPLORER_ROLE, run_checks
 from diagnoser.errors import ConfigError, DiagnoserError
 from diagnoser.intake import (
@@ -34,7 +34,6 @@ from diagnoser.intake import (
     read_limited,
 )
 from diagnoser.models import resolve_model
-from diagnoser.offline import MODEL_NAME
 from diagnoser.pipeline import Event, State, diagnose
 from diagnoser.render import to_json, to_markdown, to_sarif_json
 from diagnoser.settings import Settings, default_database_url, load_settings
@@ -45,7 +44,7 @@ from repomap.signals import run_stoppable
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
-DEFAULT_REPO = Path(__file__).resolve().parent.parent / "sample_reports" / "demo_app"
+DEFAULT_REPO = DEMO_REPO
 """The demo application: a new user sees real findings at once."""
 RENDERERS = {"json": to_json, "markdown": to_markdown, "sarif": to_sarif_json}
 
@@ -60,7 +59,8 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--format", choices=sorted(RENDERERS), default="json")
     run.add_argument(
-        "--model", default=MODEL_NAME, help="'offline' (default) or a PydanticAI model string"
+        "--model",
+        help="'offline' or a PydanticAI model string (default: DIAGNOSER_MODEL, else offline)",
     )
     run.add_argument(
         "--provider",
@@ -70,7 +70,8 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--formatter-model",
-        help="a PydanticAI model that structures a report off the template (default: none)",
+        help="a PydanticAI model that structures a report off the template "
+        "(default: DIAGNOSER_FORMATTER_MODEL, else none)",
     )
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
     repomap = commands.add_parser("repomap", help="print the repo map (same as python -m repomap)")
@@ -78,8 +79,11 @@ def parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "doctor", help="check grammars, data dir, database, models (resolve and reach), demo repo"
     )
-    check.add_argument("--model", default=MODEL_NAME, help="the model to check")
-    check.add_argument("--formatter-model", help="a formatter model to check too")
+    check.add_argument("--model", help="the model to check (default: DIAGNOSER_MODEL)")
+    check.add_argument(
+        "--formatter-model",
+        help="a formatter model to check too (default: DIAGNOSER_FORMATTER_MODEL)",
+    )
     return cli
 
 
@@ -110,16 +114,18 @@ class _BadInput(Exception):
 def run_diagnose(args: argparse.Namespace, settings: Settings) -> int:
     sink = None if args.quiet else _progress
     try:  # models first: a typo in a flag should not wait for an index build
-        model = resolve_model(args.model, setting="--model")
-        formatter = (
-            None
-            if args.formatter_model is None
-            else resolve_model(args.formatter_model, setting="--formatter-model", offline=False)
-        )
+        spec, where = _chosen(args.model, "--model", settings.model)
+        model = resolve_model(spec or "", setting=where)
+        spec, where = _chosen(args.formatter_model, "--formatter-model", settings.formatter_model)
+        formatter = None if spec is None else resolve_model(spec, setting=where, offline=False)
         workspace, intake = _inputs(args, settings)
+        # Here, on the main thread, where Ctrl-C and SIGTERM land and stop the parse pool;
+        # the pipeline would build it in a worker thread, out of their reach.
+        workspace.warm()
         outcome = diagnose(
             intake.report, workspace, model=model, traces=intake.traces,
             truncated=intake.truncated, sink=sink, formatter=formatter,
+            timeout=settings.timeout_seconds,
         )  # fmt: skip
     except (_BadInput, DiagnoserError, RepoMapError) as exc:  # e.g. a data dir inside the repo
         return _usage(str(exc))
@@ -128,6 +134,13 @@ def run_diagnose(args: argparse.Namespace, settings: Settings) -> int:
         return EXIT_FAILED
     sys.stdout.write(RENDERERS[args.format](outcome.finding).rstrip("\n") + "\n")
     return EXIT_OK if outcome.state in (State.COMPLETE, State.NOT_ACTIONABLE) else EXIT_FAILED
+
+
+def _chosen(flag_value: str | None, flag: str, setting: str | None) -> tuple[str | None, str]:
+    """A flag's model spec, else the setting's, with the name to blame for a bad one."""
+    if flag_value is not None:
+        return flag_value, flag
+    return setting, f"DIAGNOSER_{flag.removeprefix('--').replace('-', '_').upper()}"
 
 
 def _inputs(args: argparse.Namespace, settings: Settings) -> tuple[Workspace, Intake]:
@@ -177,7 +190,12 @@ def run_repomap(args: argparse.Namespace, settings: Settings) -> int:
 def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
     """One line per check; exit 1 if any fails."""
     database_url = settings.database_url or default_database_url()
-    models = {EXPLORER_ROLE: args.model, "formatter model": args.formatter_model}
+    models = {
+        EXPLORER_ROLE: _chosen(args.model, "--model", settings.model)[0],
+        "formatter model": _chosen(
+            args.formatter_model, "--formatter-model", settings.formatter_model
+        )[0],
+    }
     checks = run_checks(models=models, demo_repo=DEFAULT_REPO, database_url=database_url)
     for check in checks:
         print(f"{'ok ' if check.passed else 'FAIL'} {check.name}: {check.detail}")

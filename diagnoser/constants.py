@@ -1,7 +1,22 @@
 """Caps and defaults of the read-only tools, in one place. Every byte a tool returns is
-paid for in tokens on every later model call, so the caps are deliberately small."""
+paid for in tokens on every later model call, so the caps are deliberately small.
+Also the defaults of a run (model, timeout, the demo repository)."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+OFFLINE_MODEL = "offline"
+"""The embedded investigator's model name: the default `--model` / `DIAGNOSER_MODEL`."""
+
+RUN_TIMEOUT_SECONDS = 300.0
+"""One diagnosis, every step included, ends `timed_out` after this long."""
+
+DEMO_REPO = Path(__file__).resolve().parent.parent / "sample_reports" / "demo_app"
+"""The demo application: a new user sees real findings at once (the default repository)."""
+
+REPO_NAME_PATTERN = r"[a-z0-9][a-z0-9_.-]{0,63}"
+"""A configured repository's name (`DIAGNOSER_REPOS`): safe in a URL path and a file name."""
 
 MAX_PATH_CHARS = 1_024
 """Longer paths are refused before touching the file system."""

@@ -24,10 +24,11 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from diagnoser.candidates import MAX_CANDIDATES, Candidate, Source, rank_candidates
+from diagnoser.constants import OFFLINE_MODEL
 from diagnoser.intake.report import Report
 from diagnoser.workspace import Workspace
 
-MODEL_NAME = "offline"
+MODEL_NAME = OFFLINE_MODEL
 CONFIDENCE_FRAME_KNOWN = 0.75  # an in-app frame and an exception type we understand
 CONFIDENCE_FRAME = 0.6
 CONFIDENCE_MENTION = 0.4

@@ -3,11 +3,16 @@
 Validated at start-up and passed in; tests construct it with values instead of patching.
 The deny-list settings take a comma-separated list (`DIAGNOSER_DENY_EXTRA='*.sql, local/'`)
 or a JSON list (`'["*.sql", "a,b.txt"]'`, for a pattern holding a comma); every pattern is
-compiled here, so a bad one fails at start-up, named.
+compiled here, so a bad one fails at start-up, named. `DIAGNOSER_REPOS` names the
+repositories the service serves, `name=path,name=path` (or a JSON object); each path must
+be an existing folder.
 """
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
 from typing import Annotated
 
 from pydantic import Field, ValidationError, field_validator
@@ -20,6 +25,9 @@ from repomap import DEFAULT_DENY, DenyList, data_home, parse_patterns
 Patterns = Annotated[tuple[str, ...], NoDecode]
 """Deny patterns; `NoDecode` so the validator, not pydantic-settings' JSON-only decoding,
 reads the environment's text."""
+Repos = Annotated[dict[str, Path], NoDecode]
+"""Repositories by name; `NoDecode` for the same reason (`name=path,name=path`)."""
+_REPO_NAME = re.compile(constants.REPO_NAME_PATTERN)
 
 
 class Settings(BaseSettings):
@@ -40,6 +48,16 @@ class Settings(BaseSettings):
     database_url: str | None = None
     """Where jobs and findings are stored: `sqlite:///path` or `postgresql://…`; unset,
     an SQLite file in the data directory (`default_database_url`)."""
+    model: str = constants.OFFLINE_MODEL
+    """The explorer model: `offline` (embedded) or a PydanticAI model string; checked by
+    `models.resolve_model` at start-up."""
+    formatter_model: str | None = None
+    """The model that structures a report off the template (none: such a run fails)."""
+    timeout_seconds: float = Field(default=constants.RUN_TIMEOUT_SECONDS, gt=0)
+    """One diagnosis, every step included, ends `timed_out` after this long."""
+    repos: Repos = Field(default_factory=lambda: {"demo": constants.DEMO_REPO})
+    """The repositories served, by name (`DIAGNOSER_REPOS=name=path,name=path`); the
+    demo app by default."""
 
     @field_validator("deny", "deny_extra", mode="before")
     @classmethod
@@ -52,9 +70,54 @@ class Settings(BaseSettings):
         DenyList(value)  # ValueError naming the first bad pattern
         return value
 
+    @field_validator("repos", mode="before")
+    @classmethod
+    def _pairs(cls, value: object) -> object:
+        return parse_repos(value) if isinstance(value, str) else value
+
+    @field_validator("repos")
+    @classmethod
+    def _existing(cls, value: dict[str, Path]) -> dict[str, Path]:
+        if not value:
+            raise ValueError("no repository given; expected name=path[,name=path…]")
+        checked = {}
+        for name, given in value.items():
+            path = given.expanduser()
+            if not _REPO_NAME.fullmatch(name):
+                raise ValueError(
+                    f"bad repository name {name!r}: lowercase letters, digits, '_', '.', '-', "
+                    "at most 64, starting with a letter or digit"
+                )
+            if not path.is_dir():
+                raise ValueError(f"repository {name!r}: not an existing directory: {path}")
+            checked[name] = path.resolve()
+        return checked
+
     def deny_list(self) -> DenyList:
         """The one deny rule every reader applies: `deny`, then `deny_extra`."""
         return DenyList(self.deny).extended(self.deny_extra)
+
+
+def parse_repos(text: str) -> dict[str, str]:
+    """`name=path,name=path` (or a JSON object, for a path holding a comma) → a dict;
+    ValueError naming the entry that is not `name=path` or a name given twice."""
+    if text.lstrip().startswith("{"):
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not a JSON object: {exc.msg}") from None
+        if not isinstance(parsed, dict) or not all(isinstance(v, str) for v in parsed.values()):
+            raise ValueError("a JSON value must be an object of name: path strings")
+        return parsed
+    repos: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, equals, path = item.partition("=")
+        if not equals or not name.strip() or not path.strip():
+            raise ValueError(f"{item!r} is not name=path")
+        if name.strip() in repos:
+            raise ValueError(f"repository {name.strip()!r} is given twice")
+        repos[name.strip()] = path.strip()
+    return repos
 
 
 def default_database_url() -> str:

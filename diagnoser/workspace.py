@@ -21,6 +21,7 @@ import os
 import posixpath
 import re
 import stat
+import threading
 import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
@@ -86,14 +87,28 @@ class Workspace:
         """The secrets rule: the walk behind `files` and `repository` applies it too."""
         self._repository = repository
         self._home = home
+        self._opening = threading.Lock()  # several worker threads may ask for the index at once
         self._unreadable: set[str] = set()  # listed files found binary or unreadable once
 
     @property
     def repository(self) -> Repository:
         """The repo map's index of this repository (built or loaded on first use)."""
-        if self._repository is None:  # secrets stay out of the index, so out of the map
-            self._repository = Repository.open(self.root, home=self._home, deny=self.deny)
+        if self._repository is None:
+            with self._opening:
+                if self._repository is None:  # secrets stay out of the index, so the map
+                    self._repository = Repository.open(self.root, home=self._home, deny=self.deny)
         return self._repository
+
+    def warm(self) -> None:
+        """Walk the tree and build (or load) the index now, rather than in the first run.
+        Blocking: parses in a process pool when the cache is cold."""
+        self.repository  # noqa: B018 (built on first access)
+        self.file_paths  # noqa: B018
+
+    @property
+    def is_warm(self) -> bool:
+        """Whether the file list and the index are in memory (a run starts at once)."""
+        return self._repository is not None and "file_paths" in self.__dict__
 
     @functools.cached_property
     def files(self) -> list[FileEntry]:

@@ -161,3 +161,32 @@ def test_a_bad_setting_is_named_exit_2_for_diagnose_and_a_failed_check_for_docto
     assert "report" not in err
     code, out, _ = run(capsys, "doctor")
     assert code == EXIT_FAILED and out.startswith(f"FAIL settings: {variable}: ")
+
+
+def test_the_models_default_to_the_settings_and_a_flag_overrides_them(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DIAGNOSER_MODEL", "nonsense:foo")
+    code, out, err = run(capsys, "diagnose", str(CRASH), "--quiet")
+    assert code == EXIT_USAGE and out == ""
+    assert err.startswith("error: DIAGNOSER_MODEL 'nonsense:foo' is not usable")
+    code, out, _ = run(capsys, "doctor")  # the doctor checks what a run would use
+    assert code == EXIT_FAILED and "FAIL model: model 'nonsense:foo'" in out
+    code, out, _ = run(capsys, "diagnose", str(CRASH), "--quiet", "--model", "offline")
+    assert code == EXIT_OK and Finding.model_validate_json(out).provenance.models == ["offline"]
+
+    monkeypatch.setenv("DIAGNOSER_FORMATTER_MODEL", "offline")
+    code, _, err = run(capsys, "diagnose", str(CRASH), "--quiet", "--model", "offline")
+    assert code == EXIT_USAGE and "DIAGNOSER_FORMATTER_MODEL cannot be 'offline'" in err
+    code, _, err = run(capsys, "diagnose", str(CRASH), "--quiet", "--model", "offline",
+                       "--formatter-model", "nonsense:foo")  # fmt: skip
+    assert code == EXIT_USAGE and "--formatter-model 'nonsense:foo'" in err
+
+
+def test_the_timeout_comes_from_the_settings(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DIAGNOSER_TIMEOUT_SECONDS", "1e-9")
+    code, out, err = run(capsys, "diagnose", str(CRASH), "--quiet")
+    assert code == EXIT_FAILED and out == ""
+    assert err == "diagnosis timed_out: timed out after 1e-09 s in received\n"

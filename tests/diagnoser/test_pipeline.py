@@ -6,15 +6,31 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
+from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
+from threading import get_ident
 
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from diagnoser import pipeline, tools
+from diagnoser.events import TERMINAL, TRANSITIONS, Event, State
 from diagnoser.finding import Status
-from diagnoser.intake import ReportIn, from_payload
-from diagnoser.pipeline import Outcome, State, diagnose, diagnose_async
+from diagnoser.intake import IntakeError, Kind, ReportIn, from_payload
+from diagnoser.pipeline import (
+    Investigation,
+    Outcome,
+    StepFailed,
+    diagnose,
+    diagnose_async,
+    ground_finding,
+    intake,
+    investigate,
+    structure,
+)
 from diagnoser.workspace import Workspace
 from tests.conftest import FIXTURES
 
@@ -232,3 +248,196 @@ def test_diagnose_async_runs_inside_an_event_loop(workspace: Workspace) -> None:
 
     outcome = asyncio.run(from_a_server())
     assert outcome.state is State.COMPLETE and outcome.finding is not None
+
+
+# The seams a service runs on: events, the loop, one timeout.
+
+HANG_GUARD_SECONDS = 30.0
+"""How long a blocked step waits at most for the test to release it (a hang guard)."""
+CRASH = SAMPLES / "reports" / "issue_load_more_500.md"
+
+
+def test_events_are_numbered_timestamped_in_utc_and_carry_the_job_id(demo: Workspace) -> None:
+    delivered: list[Event] = []
+    outcome = diagnose(
+        ReportIn(text=CRASH.read_text()), demo, sink=delivered.append, job_id="job-7"
+    )
+    events = outcome.events
+    assert outcome.state is State.COMPLETE and delivered == events
+    assert [e.seq for e in events] == list(range(len(events)))
+    assert all(e.job_id == "job-7" for e in events)
+    assert all(e.time.utcoffset() == timedelta(0) for e in events)
+    assert [e.time for e in events] == sorted(e.time for e in events)
+    assert [e.at for e in events] == sorted(e.at for e in events)
+    as_json = json.loads(json.dumps([e.model_dump(mode="json") for e in events]))
+    assert [Event.model_validate(e) for e in as_json] == events
+    assert as_json[0] == {"seq": 0, "time": as_json[0]["time"], "at": 0.0,
+                          "state": "received", "detail": "", "job_id": "job-7"}  # fmt: skip
+
+
+def test_the_sink_is_called_on_the_thread_of_the_callers_loop(demo: Workspace) -> None:
+    """Tools run in worker threads and report every call: their events come back to the
+    loop thread, as do the funnel's stage changes."""
+    threads: set[int] = set()
+
+    async def from_a_server() -> tuple[Outcome, int]:
+        outcome = await diagnose_async(
+            ReportIn(text=CRASH.read_text()), demo, sink=lambda _: threads.add(get_ident())
+        )
+        return outcome, get_ident()
+
+    outcome, loop_thread = asyncio.run(from_a_server())
+    assert outcome.state is State.COMPLETE
+    assert any(e.detail.startswith("tool ") for e in outcome.events)
+    assert State.DEEP_DIVE in [e.state for e in outcome.events]
+    assert threads == {loop_thread}
+
+
+class Blocker:
+    """A stand-in for a blocking step: notes its thread and waits until the run has ended
+    (its sink releases it; HANG_GUARD_SECONDS at most)."""
+
+    def __init__(self) -> None:
+        self.release, self.returned = threading.Event(), threading.Event()
+        self.threads: list[int] = []
+        self.events: list[Event] = []
+        self.blocked_at_the_end: bool | None = None
+
+    def step(self, *args: object, **kwargs: object) -> object:
+        self.threads.append(get_ident())
+        self.release.wait(HANG_GUARD_SECONDS)
+        self.returned.set()
+        raise AssertionError("the run is over: this result is dropped")
+
+    def sink(self, event: Event) -> None:
+        self.events.append(event)
+        if event.state in TERMINAL:
+            self.blocked_at_the_end = not self.returned.is_set()
+            self.release.set()
+
+
+def test_the_one_timeout_ends_a_run_stuck_in_a_blocking_step_timed_out(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = Blocker()
+    monkeypatch.setattr(pipeline, "build_report", blocker.step)
+    outcome = diagnose(ReportIn(text=TRACE), workspace, timeout=0.05, sink=blocker.sink)
+    assert outcome.state is State.TIMED_OUT and outcome.finding is None
+    assert outcome.report is None and outcome.reason == "timed out after 0.05 s in received"
+    assert [e.state for e in blocker.events] == [State.RECEIVED, State.TIMED_OUT]
+    assert blocker.events[-1].detail == "no result within 0.05 s (stopped in received)"
+    assert blocker.blocked_at_the_end is True  # ended by the timeout, not by the step
+    assert blocker.threads and blocker.threads[0] != get_ident()  # the step ran off the loop
+
+
+def test_the_timeout_fires_while_a_tool_is_still_running(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The timeout does not wait for a sync tool to return (with a margin: the index is
+    warm, so the run reaches the tool well within the second)."""
+    blocker = Blocker()
+    monkeypatch.setattr(tools, "list_dir", blocker.step)
+
+    def lister(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart("list_dir", {"path": "."})])
+
+    workspace.warm()
+    model = FunctionModel(lister)
+    outcome = diagnose(ReportIn(text=TRACE), workspace, model=model, timeout=1.0, sink=blocker.sink)
+    assert outcome.state is State.TIMED_OUT and outcome.report is not None
+    assert outcome.reason == "timed out after 1 s in exploring"
+    assert blocker.threads and blocker.blocked_at_the_end is True
+
+
+def test_blocking_steps_run_off_the_loop(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: dict[str, int] = {}
+
+    def recording(name: str, step: Callable[..., object]) -> Callable[..., object]:
+        def run(*args: object, **kwargs: object) -> object:
+            threads[name] = get_ident()
+            return step(*args, **kwargs)
+
+        return run
+
+    for name in ("build_report", "offline_model", "ground", "head_commit"):
+        monkeypatch.setattr(pipeline, name, recording(name, getattr(pipeline, name)))
+
+    async def from_a_server() -> tuple[Outcome, int]:
+        return await diagnose_async(ReportIn(text=TRACE), workspace), get_ident()
+
+    outcome, loop_thread = asyncio.run(from_a_server())
+    assert outcome.state is State.COMPLETE
+    assert set(threads) == {"build_report", "offline_model", "ground", "head_commit"}
+    assert loop_thread not in threads.values()
+
+
+def test_an_error_in_a_step_is_a_failed_event_then_raised(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise IntakeError("sentry event_alert: missing data.event", field="data.event")
+
+    monkeypatch.setattr(pipeline, "build_report", refuse)
+    events: list[Event] = []
+    with pytest.raises(IntakeError, match=r"missing data\.event"):
+        diagnose(ReportIn(text=TRACE), workspace, sink=events.append)
+    assert [e.state for e in events] == [State.RECEIVED, State.FAILED]
+    assert events[-1].detail == "IntakeError: sentry event_alert: missing data.event"
+
+
+def test_every_state_but_the_terminal_ones_may_fail_or_time_out() -> None:
+    for state in State:
+        allowed = TRANSITIONS.get(state, frozenset())
+        if state in TERMINAL:
+            assert not allowed
+        else:
+            assert {State.FAILED, State.TIMED_OUT} <= allowed
+
+
+# Each step alone: values in, values out.
+
+
+def test_intake_maps_the_trace_onto_the_workspace(workspace: Workspace) -> None:
+    report = intake(ReportIn(text=TRACE), workspace)
+    assert report.classification.kind.value == "crash"
+    assert [f.repo_path for f in report.frames if f.in_app] == ["src/app.py", "src/app.py"]
+    assert workspace.is_warm
+
+
+def test_investigate_returns_the_markdown_and_what_it_cost(workspace: Workspace) -> None:
+    model, _ = writer(REPORT.format(path="src/app.py"))
+    report = intake(ReportIn(text=TRACE), workspace)
+    found = asyncio.run(investigate(report, workspace, model))
+    assert found.markdown == REPORT.format(path="src/app.py")
+    assert found.model == model.model_name
+    assert found.tool_calls == {"explore": 0, "deep_dive": 0, "report": 0}
+    assert found.tokens["requests"] == 3
+
+
+def test_investigate_turns_a_model_failure_into_step_failed(workspace: Workspace) -> None:
+    def unreachable(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise ConnectionRefusedError("refused")
+
+    report = intake(ReportIn(text=TRACE), workspace)
+    with pytest.raises(StepFailed) as failed:
+        asyncio.run(investigate(report, workspace, FunctionModel(unreachable)))
+    assert failed.value.reason == "ConnectionRefusedError: refused"
+
+
+def test_structure_parses_the_template_and_fails_off_it_without_a_formatter() -> None:
+    structured = asyncio.run(structure(REPORT.format(path="src/app.py"), Kind.CRASH, None))
+    assert structured.formatter is None and structured.finding.files[0].path == "src/app.py"
+    with pytest.raises(StepFailed, match="no '# title' line"):
+        asyncio.run(structure("no template here", Kind.CRASH, None))
+
+
+def test_ground_finding_checks_the_files_and_adds_provenance(workspace: Workspace) -> None:
+    structured = asyncio.run(structure(REPORT.format(path="src/app.py"), Kind.CRASH, None))
+    cost = Investigation("…", "scripted", {"requests": 3}, {"explore": 1})
+    finding = ground_finding(structured, workspace, cost, {"exploring": 0.5})
+    assert finding.status is Status.VERIFIED
+    assert finding.provenance.models == ["scripted"] and finding.provenance.requests == 3
+    assert finding.provenance.tool_calls == {"explore": 1}
+    assert finding.provenance.durations == {"exploring": 0.5}

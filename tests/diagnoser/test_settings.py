@@ -1,10 +1,18 @@
+"""Settings from the environment: deny-lists, run defaults, the repositories served."""
+
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
-from diagnoser.settings import Settings
+from diagnoser.constants import DEMO_REPO, RUN_TIMEOUT_SECONDS
+from diagnoser.errors import ConfigError
+from diagnoser.settings import Settings, load_settings
 from repomap import DEFAULT_DENY, DenyList
+from tests.conftest import MakeRepo
 
 
 @pytest.mark.parametrize(
@@ -53,3 +61,71 @@ def test_deny_list_is_the_default_then_the_extras() -> None:
     assert rule == DenyList((*DEFAULT_DENY, "*.sql", "!.env"))
     assert rule.denies("dump.sql") and not rule.denies(".env")
     assert Settings().deny_list() == DenyList.default()
+
+
+def test_run_settings_default_to_the_offline_model_and_the_demo_repository() -> None:
+    settings = Settings()
+    assert settings.model == "offline" and settings.formatter_model is None
+    assert settings.timeout_seconds == RUN_TIMEOUT_SECONDS
+    assert settings.repos == {"demo": DEMO_REPO} and DEMO_REPO.is_dir()
+
+
+def test_run_settings_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, make_repo: MakeRepo
+) -> None:
+    web, api = make_repo({"a.py": ""}), make_repo({"b.py": ""})
+    monkeypatch.setenv("DIAGNOSER_MODEL", "openai:gpt-4o")
+    monkeypatch.setenv("DIAGNOSER_FORMATTER_MODEL", "openai:gpt-4o-mini")
+    monkeypatch.setenv("DIAGNOSER_TIMEOUT_SECONDS", "42.5")
+    monkeypatch.setenv("DIAGNOSER_REPOS", f"web={web}, api.v2 = {api}")
+    settings = Settings()
+    assert (settings.model, settings.formatter_model) == ("openai:gpt-4o", "openai:gpt-4o-mini")
+    assert settings.timeout_seconds == 42.5
+    assert settings.repos == {"web": web.resolve(), "api.v2": api.resolve()}
+
+
+def test_repos_take_a_json_object_for_a_path_with_a_comma(
+    monkeypatch: pytest.MonkeyPatch, make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    odd = tmp_path / "a,b=c"
+    odd.mkdir()
+    monkeypatch.setenv("DIAGNOSER_REPOS", json.dumps({"odd": str(odd)}))
+    assert Settings().repos == {"odd": odd.resolve()}
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("web=/no/such/folder", "repository 'web': not an existing directory: /no/such/folder"),
+        ("Web={repo}", "bad repository name 'Web'"),
+        ("-web={repo}", "bad repository name '-web'"),
+        (f"{'x' * 65}={{repo}}", "bad repository name"),
+        ("web", "'web' is not name=path"),
+        ("web=", "'web=' is not name=path"),
+        ("web={repo},web={repo}", "repository 'web' is given twice"),
+        ("", "no repository given"),
+        ("{{not json", "not a JSON object"),
+        ("web={file}", "not an existing directory"),
+    ],
+)
+def test_a_bad_repository_is_named_at_start_up(
+    monkeypatch: pytest.MonkeyPatch, make_repo: MakeRepo, value: str, message: str
+) -> None:
+    repo = make_repo({"f.txt": "x"})
+    monkeypatch.setenv("DIAGNOSER_REPOS", value.format(repo=repo, file=repo / "f.txt"))
+    with pytest.raises(ConfigError) as error:
+        load_settings()
+    assert str(error.value).startswith("DIAGNOSER_REPOS: ") and message in str(error.value)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon"])
+def test_the_timeout_must_be_a_positive_number(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("DIAGNOSER_TIMEOUT_SECONDS", value)
+    with pytest.raises(ConfigError, match=r"^DIAGNOSER_TIMEOUT_SECONDS: "):
+        load_settings()
+
+
+def test_every_setting_is_documented_in_the_readme() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    for name in Settings.model_fields:
+        assert f"`DIAGNOSER_{name.upper()}`" in readme, name
