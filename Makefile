@@ -1,7 +1,10 @@
 # Two entry points, each self-contained on a fresh machine:
-#   make run    create .venv, install, diagnose a sample crash report against the bundled demo app
+#   make run    create .venv, install, start the HTTP service on embedded defaults (SQLite,
+#               the offline model, the demo app as repo `demo`); Swagger UI at /docs
 #   make test   create .venv, install with dev tools, install Debian's chromium if missing,
-#               lint, type-check, run the tests
+#               start the local PostgreSQL if it is installed but stopped, lint, type-check,
+#               run the tests
+#   make demo     diagnose one sample report with the CLI (no service)
 #   make browser  install Debian's chromium for the browser tests, only if it is missing
 PYTHON ?= python3.11
 VENV ?= .venv
@@ -11,7 +14,7 @@ STAMP := $(VENV)/.installed
 # download needs a host that is unreachable here and in air-gapped deployments.
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test install lint typecheck browser clean
+.PHONY: run demo test install lint typecheck browser postgres clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python 3.11+) on PATH" >&2; exit 1; }
@@ -23,6 +26,9 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
+	$(VENV)/bin/diagnoser serve
+
+demo: $(STAMP)
 	$(VENV)/bin/diagnoser diagnose sample_reports/reports/issue_load_more_500.md --format markdown
 
 lint: $(STAMP)
@@ -45,7 +51,14 @@ $(CHROMIUM):
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq && \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq chromium
 
-test: lint typecheck browser
+# The API tests run on PostgreSQL too (127.0.0.1:5432, database `test`) and fail when it
+# is down: start the installed cluster if it is not answering.
+postgres:
+	@pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null || { \
+	  command -v pg_ctlcluster >/dev/null || { echo "PostgreSQL is not running at 127.0.0.1:5432 and pg_ctlcluster is missing" >&2; exit 1; }; \
+	  pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start; }
+
+test: lint typecheck browser postgres
 	$(VENV)/bin/pytest -q
 
 clean:

@@ -1,0 +1,151 @@
+"""The FastAPI application: `create_app(settings)` wires the service together.
+
+    uvicorn --factory api.app:create_app        # or: diagnoser serve
+
+`build_service` does everything that can fail on a bad setting (database URL, models,
+repos) before the server starts; the lifespan launches the job queue, warms every repo's
+index in the background (`/readyz` says when), and stops the queue at the end.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.openapi.utils import get_openapi
+from pydantic.json_schema import models_json_schema
+from starlette.concurrency import run_in_threadpool
+
+from api import errors
+from api.auth import Guard, RateLimiter
+from api.database import connect, is_sqlite, migrate, normalise_url
+from api.docs import mount_docs
+from api.jobs import Jobs, Runtime
+from api.metrics import Metrics
+from api.routes import diagnose, findings, health, jobs, repos, webhooks
+from api.schemas import DiagnoseIn
+from api.service import Service
+from api.settings import ServiceSettings, load_service_settings
+from api.store import Store
+from diagnoser.models import resolve_model
+from diagnoser.registry import Workspaces
+from diagnoser.settings import default_database_url
+from repomap import data_home
+
+log = logging.getLogger(__name__)
+TITLE = "diagnoser"
+DESCRIPTION = (
+    "A read-only diagnosis service: a crash log, stack trace, review, issue or webhook in; "
+    "a validated, grounded Finding out. Send a report to `POST /diagnose`, follow the job "
+    "at `/jobs/{id}`, read the Finding at `/findings/{id}`."
+)
+
+
+def build_service(settings: ServiceSettings) -> Service:
+    """Everything the routes need; ConfigError (one line) on a bad setting."""
+    url = normalise_url(settings.database_url or default_database_url())
+    engine = connect(url)
+    migrate(engine)
+    store = Store(engine)
+    workspaces = Workspaces(settings.repos, settings)
+    model = resolve_model(settings.model, setting="DIAGNOSER_MODEL")
+    formatter = (
+        resolve_model(settings.formatter_model, setting="DIAGNOSER_FORMATTER_MODEL", offline=False)
+        if settings.formatter_model
+        else None
+    )
+    metrics = Metrics(store.job_counts)
+    runtime = Runtime(store, workspaces, settings, model, formatter, metrics)
+    data_dir = Path(engine.url.database or "").parent if is_sqlite(url) else data_home()
+    return Service(
+        settings=settings, store=store, workspaces=workspaces,
+        jobs=Jobs(runtime, database_url=url, data_dir=data_dir),
+        guard=Guard(settings.key_hashes(), RateLimiter(settings.rate_limit_per_minute)),
+        metrics=metrics,
+    )  # fmt: skip
+
+
+def create_app(
+    settings: ServiceSettings | None = None, *, service: Service | None = None
+) -> FastAPI:
+    """The app for `settings` (default: from the environment)."""
+    service = service or build_service(settings or load_service_settings())
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await run_in_threadpool(service.jobs.launch)  # DBOS refuses to start on a loop
+        threading.Thread(target=_warm, args=(service,), name="warm", daemon=True).start()
+        try:
+            yield
+        finally:
+            await run_in_threadpool(service.jobs.shutdown)
+            service.store.engine.dispose()
+
+    app = FastAPI(
+        title=TITLE, description=DESCRIPTION, version="0.1.0", lifespan=lifespan,
+        docs_url=None, redoc_url=None,
+    )  # fmt: skip
+    app.state.service = service
+    errors.install(app)
+    for module in (diagnose, jobs, findings, repos, webhooks, health):
+        app.include_router(module.router)
+    mount_docs(app, title=TITLE)
+    if service.settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware, allow_origins=list(service.settings.cors_origins),
+            allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type"],
+        )  # fmt: skip
+    app.middleware("http")(_measure(service.metrics))
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
+    return app
+
+
+def _warm(service: Service) -> None:
+    for name in service.workspaces.names():
+        started = time.monotonic()
+        try:
+            service.workspaces.warm(name)
+        except Exception:
+            log.exception("could not index repo %s", name)
+            continue
+        log.info("repo %s indexed in %.1f s", name, time.monotonic() - started)
+
+
+def _measure(
+    metrics: Metrics,
+) -> Callable[[Request, Callable[[Request], Awaitable[Response]]], Awaitable[Response]]:
+    async def measure(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        started = time.perf_counter()
+        response = await call_next(request)
+        route = getattr(request.scope.get("route"), "path", "unmatched")
+        metrics.observe_request(
+            request.method, route, response.status_code, time.perf_counter() - started
+        )
+        return response
+
+    return measure
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's schema, plus the models a route reads by hand (`DiagnoseIn`)."""
+    if app.openapi_schema is None:
+        schema = get_openapi(
+            title=app.title, version=app.version, description=app.description, routes=app.routes
+        )
+        _, extra = models_json_schema(
+            [(DiagnoseIn, "validation")], ref_template="#/components/schemas/{model}"
+        )
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        for name, definition in extra.get("$defs", {}).items():
+            components.setdefault(name, definition)
+        app.openapi_schema = schema
+    return app.openapi_schema

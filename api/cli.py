@@ -1,0 +1,118 @@
+"""`diagnoser serve [--host H] [--port P]`: start the HTTP service; every other
+`diagnoser` command is the diagnosis CLI's (`diagnoser.cli`).
+
+Settings come from the environment (`DIAGNOSER_*`, README); a bad one stops the start
+with one line naming it (exit 2). With no API keys configured the service only listens
+on 127.0.0.1, whatever `--host` says, and says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import shlex
+import sys
+from collections.abc import Sequence
+
+import uvicorn
+from sqlalchemy.engine import make_url
+
+from api.app import build_service, create_app
+from api.settings import ServiceSettings, load_service_settings
+from diagnoser import ConfigError
+from diagnoser.cli import EXIT_USAGE
+from diagnoser.cli import main as diagnoser_main
+from diagnoser.settings import default_database_url
+
+SERVE = "serve"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+LOOPBACK = "127.0.0.1"
+EXAMPLE_REPORT = "sample_reports/reports/issue_load_more_500.md"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == [SERVE]:
+        return serve(args[1:])
+    return diagnoser_main(args)
+
+
+def parser() -> argparse.ArgumentParser:
+    cli = argparse.ArgumentParser(
+        prog="diagnoser serve",
+        description="Start the HTTP service (Swagger UI at /docs). Settings: DIAGNOSER_* "
+        "variables, see README.",
+    )
+    cli.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind ({DEFAULT_HOST})")
+    cli.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port ({DEFAULT_PORT})")
+    cli.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
+    return cli
+
+
+def serve(argv: Sequence[str]) -> int:
+    args = parser().parse_args(argv)
+    try:
+        settings = load_service_settings()
+        service = build_service(settings)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    host = args.host
+    if not settings.api_keys and not _loopback(host):
+        print(
+            f"no API keys configured (DIAGNOSER_API_KEYS): listening on {LOOPBACK} only, "
+            f"not {host}",
+            file=sys.stderr,
+        )
+        host = LOOPBACK
+    print(banner(settings, host, args.port), file=sys.stderr, flush=True)
+    config = uvicorn.Config(
+        create_app(service=service), host=host, port=args.port, log_level=args.log_level,
+        access_log=args.log_level == "debug",
+    )  # fmt: skip
+    server = uvicorn.Server(config)
+    server.run()
+    return 0 if server.started else 1
+
+
+def banner(settings: ServiceSettings, host: str, port: int) -> str:
+    """What to open and what to paste, printed at start."""
+    shown = "localhost" if host in ("0.0.0.0", "::", LOOPBACK) else host
+    base = f"http://{shown}:{port}"
+    auth = " -H 'Authorization: Bearer YOUR_KEY'" if settings.api_keys else ""
+    curl = (
+        f"curl -s -X POST '{base}/diagnose?wait=30' -H 'Content-Type: text/plain'{auth} "
+        f"--data-binary @{shlex.quote(EXAMPLE_REPORT)}"
+    )
+    repos = ", ".join(f"{name}={path}" for name, path in settings.repos.items())
+    database = settings.database_url or default_database_url()
+    return "\n".join([
+        f"diagnoser: model {settings.model}; repos {repos}",
+        f"database: {_redacted(database)}",
+        f"Swagger UI: {base}/docs",
+        f"try it:     {curl}",
+    ])  # fmt: skip
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _redacted(url: str) -> str:
+    """A database URL without its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "(unparsable URL)"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

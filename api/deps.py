@@ -1,0 +1,51 @@
+"""Route dependencies: the service, the caller's key check, and bodies read within a limit."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+
+from api.errors import ApiError
+from api.service import Service
+from diagnoser.intake import PayloadTooLarge
+
+
+def get_service(request: Request) -> Service:
+    service: Service = request.app.state.service
+    return service
+
+
+ServiceDep = Annotated[Service, Depends(get_service)]
+
+
+async def authorised(
+    request: Request,
+    service: ServiceDep,
+    authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
+    x_api_key: Annotated[str | None, Header(include_in_schema=False)] = None,
+) -> str:
+    """The caller's identity (key digest or address) after the key and rate checks."""
+    address = request.client.host if request.client else "unknown"
+    return service.guard.check(authorization=authorization, api_key=x_api_key, address=address)
+
+
+Caller = Annotated[str, Depends(authorised)]
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The whole body if it is at most `limit` bytes; else 413, having read no more."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isascii() or not declared.isdigit():
+            raise ApiError(400, "Content-Length is not a number")
+        if int(declared) > limit:
+            raise PayloadTooLarge(f"the body is larger than {limit:,} bytes", limit=limit)
+    chunks: list[bytes] = []
+    total = 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > limit:
+            raise PayloadTooLarge(f"the body is larger than {limit:,} bytes", limit=limit)
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -1,0 +1,97 @@
+"""The service's errors and the one place every error becomes a status code.
+
+    DiagnoserError (diagnoser)        the domain's, mapped by `STATUS` below
+    ApiError                          a request we refuse: its status and message
+    RequestValidationError (FastAPI)  422, the message names each field to fix
+    anything else                     500 "internal error", logged, never a traceback
+
+Every answer is `{"detail": "…"}`: one line saying what went wrong and what to change.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from diagnoser import ConfigError, DiagnoserError, PathRefused, ToolError
+from diagnoser.errors import UnknownRepo
+from diagnoser.intake import IntakeError, PayloadTooLarge
+
+log = logging.getLogger(__name__)
+
+STATUS: tuple[tuple[type[DiagnoserError], int], ...] = (
+    (PayloadTooLarge, 413),
+    (IntakeError, 400),
+    (UnknownRepo, 404),
+    (PathRefused, 400),
+    (ToolError, 400),
+    (ConfigError, 500),
+)
+"""Most specific first."""
+MAX_DETAILS = 5
+"""Validation problems listed in one message."""
+
+
+class ApiError(Exception):
+    """A refusal with its status: 401, 403, 404, 409, 422, 429…"""
+
+    def __init__(self, status: int, detail: str, *, headers: dict[str, str] | None = None) -> None:
+        super().__init__(detail)
+        self.status, self.detail, self.headers = status, detail, headers
+
+
+def status_of(error: DiagnoserError) -> int:
+    return next((code for kind, code in STATUS if isinstance(error, kind)), 400)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers on `app`."""
+    app.add_exception_handler(ApiError, _api_error)  # type: ignore[arg-type]
+    app.add_exception_handler(DiagnoserError, _domain_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]
+    app.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
+    app.add_exception_handler(Exception, _unexpected)
+
+
+def problem(status: int, detail: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"detail": detail}, status_code=status, headers=headers)
+
+
+async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+    return problem(exc.status, exc.detail, exc.headers)
+
+
+async def _domain_error(_request: Request, exc: DiagnoserError) -> JSONResponse:
+    status = status_of(exc)
+    if status >= 500:
+        log.error("configuration error while serving: %s", exc)
+    return problem(status, str(exc))
+
+
+async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    return problem(422, describe(exc.errors()))
+
+
+def describe(errors: object) -> str:
+    """Validation errors as one line: `body.report.text: Field required; …`."""
+    items = list(errors) if isinstance(errors, list | tuple) else []
+    parts = []
+    for error in items[:MAX_DETAILS]:
+        where = ".".join(str(part) for part in error.get("loc", ()))
+        parts.append(f"{where}: {error.get('msg', 'invalid')}" if where else error.get("msg", ""))
+    more = f" (and {len(items) - MAX_DETAILS} more)" if len(items) > MAX_DETAILS else ""
+    return "; ".join(parts) + more if parts else "the request is not valid"
+
+
+async def _http_error(_request: Request, exc: HTTPException) -> JSONResponse:
+    detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    return problem(exc.status_code, detail, getattr(exc, "headers", None))
+
+
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    return problem(500, "internal error; nothing was lost, try again or tell the operator")

@@ -1,0 +1,247 @@
+"""Durable diagnosis jobs on DBOS Transact: a queue with a concurrency limit, and a
+workflow of three steps that each take and return plain values:
+
+    prepare (stored input → report, fingerprint claim) → investigate (the pipeline)
+            → finish (Finding stored, job ended)
+
+DBOS records every step; a process killed mid-job re-runs the unfinished step on restart
+(`Jobs.launch` also hands the queue every job the database says is unfinished, in case
+the process died between storing a job and queueing it). `Store.finish` ends a job once,
+so a re-run never stores a second Finding. Every job ends in a terminal state with a
+reason: an unexpected error ends it `failed`, the pipeline's timeout `timed_out`.
+
+DBOS keeps its functions in a process-wide registry, so the workflow reads its
+collaborators from the one `Runtime` that `Jobs.launch` installs.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dbos import DBOS, SetWorkflowID
+from pydantic_ai.models import Model
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import OperationalError
+
+from api.database import SQLITE_PRAGMAS, is_sqlite, normalise_url
+from api.inputs import DIAGNOSE, read_input
+from api.metrics import Metrics
+from api.schemas import JobState
+from api.settings import ServiceSettings
+from api.store import Store, utcnow
+from diagnoser import Finding, State, build_report
+from diagnoser.intake import Intake, IntakeError, ReportIn
+from diagnoser.pipeline import Event, diagnose
+from diagnoser.registry import Workspaces
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "diagnoser"
+QUEUE = "diagnoses"
+POLL_SECONDS = 0.25
+"""How often an idle worker looks at the queue (a new job waits at most this long)."""
+STEP_ATTEMPTS = 3
+"""Tries of a step that failed on a transient error (a locked or lost database)."""
+OUTCOME_STATES = {
+    State.COMPLETE: JobState.COMPLETE,
+    State.NOT_ACTIONABLE: JobState.NOT_ACTIONABLE,
+    State.FAILED: JobState.FAILED,
+    State.TIMED_OUT: JobState.TIMED_OUT,
+}
+
+
+@dataclass
+class Runtime:
+    """What the workflow's steps work with."""
+
+    store: Store
+    workspaces: Workspaces
+    settings: ServiceSettings
+    model: Model | str
+    formatter: Model | str | None
+    metrics: Metrics
+
+
+_installed: list[Runtime] = []
+"""The launched runtime (at most one per process)."""
+
+
+def runtime() -> Runtime:
+    if not _installed:
+        raise RuntimeError("jobs are not launched (Jobs.launch)")
+    return _installed[0]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A report ready to investigate (pickled by DBOS between steps)."""
+
+    report: ReportIn
+    intake: Intake
+
+
+@dataclass(frozen=True)
+class Investigated:
+    state: JobState
+    reason: str
+    finding_json: str | None
+
+
+def _transient(exc: BaseException) -> bool:
+    return isinstance(exc, OperationalError)
+
+
+@DBOS.workflow(name="diagnosis")
+def diagnosis(job_id: str) -> str:
+    """One job, from its stored input to a terminal state."""
+    try:
+        prepared = prepare(job_id)
+        if prepared is None:
+            return _state(job_id)
+        result = investigate(job_id, prepared)
+        return finish(job_id, result)
+    except Exception as exc:  # a bug or a lost database: end it, saying so
+        log.exception("job %s failed", job_id)
+        reason = f"internal error ({type(exc).__name__}); the input is kept"
+        return finish(job_id, Investigated(JobState.FAILED, reason, None))
+
+
+@DBOS.step(retries_allowed=True, max_attempts=STEP_ATTEMPTS, should_retry=_transient)
+def prepare(job_id: str) -> Prepared | None:
+    """Stored input → the job's report; None when the job already ended (bad input, or
+    an identical report's job answers it)."""
+    rt = runtime()
+    job_input = rt.store.job_input(job_id)
+    rt.store.move(job_id, JobState.RUNNING)
+    try:
+        intakes = read_input(job_input.source, job_input.raw, job_input.headers)
+    except (IntakeError, ValueError) as exc:
+        reason = f"the input was refused: {exc}"
+        rt.store.reject_report(job_input.report_id, reason)
+        rt.store.finish(job_id, JobState.FAILED, reason=reason)
+        return None
+    if job_input.part == 0:
+        for part in range(1, len(intakes)):  # a poll of several reviews: a job each
+            part_id = str(uuid.uuid5(uuid.UUID(job_id), str(part)))  # the same on a re-run
+            if rt.store.new_job(
+                repo=job_input.repo, report_id=job_input.report_id, part=part, job_id=part_id
+            ):
+                enqueue(part_id)
+    if job_input.part >= len(intakes):
+        rt.store.finish(job_id, JobState.FAILED, reason="the payload holds fewer reports")
+        return None
+    intake = intakes[job_input.part]
+    if job_input.source != DIAGNOSE:  # /diagnose claimed in the request
+        workspace = rt.workspaces.get(job_input.repo)
+        report = build_report(intake.report, traces=intake.traces, files=workspace.file_paths)
+        if rt.store.claim(job_id, report.fingerprint) is not None:
+            return None
+    return Prepared(report=intake.report, intake=intake)
+
+
+@DBOS.step()
+def investigate(job_id: str, prepared: Prepared) -> Investigated:
+    """The pipeline, to its terminal state, with every event stored as it happens."""
+    rt = runtime()
+    job = rt.store.job(job_id)
+    assert job is not None
+    if rt.store.events(job_id):
+        rt.store.add_event(job_id, at=utcnow(), state="restarted", detail="after an interruption")
+
+    def store_event(ev: Event) -> None:
+        rt.store.add_event(job_id, at=ev.time, state=ev.state.value, detail=ev.detail)
+
+    outcome = diagnose(
+        prepared.report,
+        rt.workspaces.get(job.repo),
+        model=rt.model,
+        formatter=rt.formatter,
+        traces=prepared.intake.traces,
+        truncated=prepared.intake.truncated,
+        sink=store_event,
+        timeout=rt.settings.timeout_seconds,
+        job_id=job_id,
+    )
+    finding = outcome.finding.model_dump_json() if outcome.finding else None
+    return Investigated(OUTCOME_STATES[outcome.state], outcome.reason, finding)
+
+
+@DBOS.step(retries_allowed=True, max_attempts=STEP_ATTEMPTS, should_retry=_transient)
+def finish(job_id: str, result: Investigated) -> str:
+    rt = runtime()
+    finding = Finding.model_validate_json(result.finding_json) if result.finding_json else None
+    done = rt.store.finish(
+        job_id, result.state, reason=result.reason, finding=finding,
+        window=rt.settings.dedupe_window_seconds,
+    )  # fmt: skip
+    if finding is not None and done.finding_id:
+        rt.metrics.observe_finding(finding)
+    return done.state.value
+
+
+def _state(job_id: str) -> str:
+    job = runtime().store.job(job_id)
+    return job.state.value if job else JobState.FAILED.value
+
+
+def enqueue(job_id: str) -> None:
+    """Hand a stored job to the queue (idempotent: the job id is the workflow id)."""
+    with SetWorkflowID(job_id):
+        DBOS.enqueue_workflow(QUEUE, diagnosis, job_id)
+
+
+class Jobs:
+    """The queue's lifecycle in one process: `launch` at start, `shutdown` at the end."""
+
+    def __init__(self, runtime_: Runtime, *, database_url: str, data_dir: Path) -> None:
+        self.runtime = runtime_
+        self.database_url = database_url
+        self.data_dir = data_dir
+        self.launched = False
+
+    def launch(self) -> None:
+        _installed[:] = [self.runtime]
+        DBOS(config=self._config())
+        DBOS.launch()
+        DBOS.register_queue(
+            QUEUE,
+            worker_concurrency=self.runtime.settings.job_concurrency,
+            polling_interval_sec=POLL_SECONDS,
+        )
+        self.launched = True
+        for job_id in self.runtime.store.unfinished():
+            enqueue(job_id)
+
+    def shutdown(self) -> None:
+        if self.launched:
+            DBOS.destroy(destroy_registry=False)
+            self.launched = False
+        _installed.clear()
+
+    def _config(self) -> Any:
+        url = normalise_url(self.database_url)
+        config: dict[str, Any] = {"name": APP_NAME, "log_level": "WARNING"}
+        if is_sqlite(url):
+            system = f"sqlite:///{self.data_dir / 'dbos.sqlite'}"
+            config["system_database_url"] = system
+            config["system_database_engine"] = _sqlite_engine(system)
+        else:  # DBOS keeps its tables in their own schema of the same database
+            config["system_database_url"] = url
+        return config
+
+
+def _sqlite_engine(url: str) -> Engine:
+    engine = create_engine(url, connect_args={"check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(connection: Any, _record: Any) -> None:
+        cursor = connection.cursor()
+        for pragma in SQLITE_PRAGMAS:
+            cursor.execute(pragma)
+        cursor.close()
+
+    return engine

@@ -1,0 +1,75 @@
+"""Prometheus metrics (`GET /metrics`): requests, jobs by state, queue depth, tool calls,
+tokens and durations. One registry per app, so tests and several apps in one process do
+not share counters; job counts are read from the database at each scrape, so they hold
+across processes and restarts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from api.schemas import JobState
+from diagnoser import Finding
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+JOB_BUCKETS = (0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600)
+
+
+class _JobGauges(Collector):
+    def __init__(self, counts: Callable[[], Mapping[str, int]]) -> None:
+        self._counts = counts
+
+    def collect(self) -> Iterable[Metric]:
+        counts = self._counts()
+        jobs = GaugeMetricFamily("diagnoser_jobs", "Jobs by state", labels=["state"])
+        for state in JobState:
+            jobs.add_metric([state.value], counts.get(state.value, 0))
+        yield jobs
+        depth = counts.get(JobState.QUEUED.value, 0)
+        yield GaugeMetricFamily("diagnoser_queue_depth", "Jobs waiting on the queue", depth)
+
+
+class Metrics:
+    def __init__(self, job_counts: Callable[[], Mapping[str, int]]) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "diagnoser_http_requests", "HTTP requests", ["method", "route", "status"],
+            registry=self.registry,
+        )  # fmt: skip
+        self.request_seconds = Histogram(
+            "diagnoser_http_request_seconds", "HTTP request duration", ["route"],
+            buckets=REQUEST_BUCKETS, registry=self.registry,
+        )  # fmt: skip
+        self.tool_calls = Counter(
+            "diagnoser_tool_calls", "Tool calls of finished jobs", ["stage"],
+            registry=self.registry,
+        )  # fmt: skip
+        self.tokens = Counter(
+            "diagnoser_model_tokens", "Model tokens of finished jobs", ["kind"],
+            registry=self.registry,
+        )  # fmt: skip
+        self.job_seconds = Histogram(
+            "diagnoser_job_seconds", "Diagnosis duration", buckets=JOB_BUCKETS,
+            registry=self.registry,
+        )  # fmt: skip
+        self.registry.register(_JobGauges(job_counts))
+
+    def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
+        self.requests.labels(method, route, str(status)).inc()
+        self.request_seconds.labels(route).observe(seconds)
+
+    def observe_finding(self, finding: Finding) -> None:
+        provenance = finding.provenance
+        for stage, count in provenance.tool_calls.items():
+            self.tool_calls.labels(stage).inc(count)
+        self.tokens.labels("input").inc(provenance.input_tokens or 0)
+        self.tokens.labels("output").inc(provenance.output_tokens or 0)
+        self.job_seconds.observe(sum(provenance.durations.values()))
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,83 @@
+"""Webhooks: each answers within a second — the body is verified over its raw bytes,
+stored, and queued; intake runs in the job. A replayed delivery id gets its first job;
+an event we do not act on gets a 200 saying it was ignored."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from api.deps import ServiceDep, read_body
+from api.schemas import WebhookAck
+from diagnoser.constants import MAX_PAYLOAD_BYTES
+
+router = APIRouter(prefix="/webhooks", tags=["webhooks"])
+RESPONSES: dict[int | str, dict[str, object]] = {
+    200: {"model": WebhookAck, "description": "ignored, or a replayed delivery"},
+    202: {"model": WebhookAck, "description": "stored and queued"},
+    401: {"description": "the signature or token does not match"},
+    403: {"description": "this webhook is not configured"},
+    413: {"description": "the body is over the size limit"},
+}
+Repo = Annotated[str | None, Query(max_length=64, description="a configured repo")]
+Token = Annotated[str, Path(max_length=256)]
+
+
+async def _deliver(
+    request: Request, service: ServiceDep, route: str, repo: str | None, token: str | None = None
+) -> JSONResponse:
+    name = service.repo(repo)
+    body = await read_body(request, MAX_PAYLOAD_BYTES)
+    status, ack = await run_in_threadpool(
+        lambda: service.deliver(route, repo=name, headers=request.headers, body=body, token=token)
+    )
+    return JSONResponse(ack.model_dump(mode="json"), status_code=status)
+
+
+@router.post("/sentry", status_code=202, response_model=WebhookAck, responses=RESPONSES)
+async def sentry(request: Request, service: ServiceDep, repo: Repo = None) -> JSONResponse:
+    """Sentry integration webhooks (`Sentry-Hook-Signature`, deduplicated by `Request-ID`)."""
+    return await _deliver(request, service, "sentry", repo)
+
+
+@router.post("/github", status_code=202, response_model=WebhookAck, responses=RESPONSES)
+async def github(request: Request, service: ServiceDep, repo: Repo = None) -> JSONResponse:
+    """GitHub `issues` events (`X-Hub-Signature-256`, deduplicated by `X-GitHub-Delivery`)."""
+    return await _deliver(request, service, "github", repo)
+
+
+@router.post("/standard", status_code=202, response_model=WebhookAck, responses=RESPONSES)
+async def standard(request: Request, service: ServiceDep, repo: Repo = None) -> JSONResponse:
+    """Standard Webhooks (`webhook-signature` within ±5 min, deduplicated by `webhook-id`)."""
+    return await _deliver(request, service, "standard", repo)
+
+
+@router.post("/bugsnag/{token}", status_code=202, response_model=WebhookAck, responses=RESPONSES)
+async def bugsnag(
+    token: Token, request: Request, service: ServiceDep, repo: Repo = None
+) -> JSONResponse:
+    """Bugsnag / Insight Hub error webhooks, authenticated by the URL token."""
+    return await _deliver(request, service, "bugsnag", repo, token)
+
+
+@router.post("/rollbar/{token}", status_code=202, response_model=WebhookAck, responses=RESPONSES)
+async def rollbar(
+    token: Token, request: Request, service: ServiceDep, repo: Repo = None
+) -> JSONResponse:
+    """Rollbar item webhooks, authenticated by the URL token."""
+    return await _deliver(request, service, "rollbar", repo, token)
+
+
+@router.post("/reviews", status_code=202, response_model=WebhookAck, responses=RESPONSES)
+async def reviews(
+    request: Request,
+    service: ServiceDep,
+    token: Annotated[str, Query(max_length=256, description="DIAGNOSER_WEBHOOK_TOKEN")],
+    repo: Repo = None,
+) -> JSONResponse:
+    """App reviews: AppFollow / Slack-style `{"text": …}`, or a Google Play or App Store
+    Connect reviews poll; authenticated by `?token=`."""
+    return await _deliver(request, service, "reviews", repo, token)

@@ -1,0 +1,140 @@
+"""`Service`: what the routes call — accept a report, accept a webhook delivery, wait for
+a job. Synchronous (database and file work); routes run it in a worker thread.
+
+A `/diagnose` report is fingerprinted in the request (frames mapped onto the warm file
+list) so an identical report attaches to the job already answering it and the caller
+gets that job's id at once. A webhook body is only verified, stored and queued here;
+intake runs in the job (`api.jobs.prepare`), which folds identical reports there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from api import deliveries, signatures
+from api.auth import Guard
+from api.errors import ApiError
+from api.inputs import DIAGNOSE
+from api.jobs import Jobs, enqueue
+from api.metrics import Metrics
+from api.schemas import Accepted, JobOut, WebhookAck
+from api.settings import ServiceSettings
+from api.store import Store
+from diagnoser import ReportIn, build_report
+from diagnoser.registry import Workspaces
+
+JOBS_PATH = "/jobs/"
+SECRET_SETTINGS = {
+    "sentry": ("sentry_secret", "DIAGNOSER_SENTRY_SECRET"),
+    "github": ("github_secret", "DIAGNOSER_GITHUB_SECRET"),
+    "standard": ("standard_webhook_secret", "DIAGNOSER_STANDARD_WEBHOOK_SECRET"),
+    "bugsnag": ("webhook_token", "DIAGNOSER_WEBHOOK_TOKEN"),
+    "rollbar": ("webhook_token", "DIAGNOSER_WEBHOOK_TOKEN"),
+    "reviews": ("webhook_token", "DIAGNOSER_WEBHOOK_TOKEN"),
+}
+"""Webhook route → the setting holding its secret or URL token."""
+STORED_HEADERS = ("sentry-hook-resource", "x-github-event", "webhook-id", "request-id")
+"""Headers intake may need later (never signatures or tokens)."""
+
+
+def status_url(job_id: str) -> str:
+    return f"{JOBS_PATH}{job_id}"
+
+
+@dataclass
+class Service:
+    settings: ServiceSettings
+    store: Store
+    workspaces: Workspaces
+    jobs: Jobs
+    guard: Guard
+    metrics: Metrics
+    enqueue: Callable[[str], None] = enqueue
+
+    def repo(self, requested: str | None) -> str:
+        """The repository a request names, or the only one configured."""
+        names = self.workspaces.names()
+        if requested is None:
+            if len(names) == 1:
+                return names[0]
+            raise ApiError(422, f'name a repo (?repo= or "repo"): one of {", ".join(names)}')
+        if requested not in names:
+            raise ApiError(404, f"no repo named {requested!r}; configured: {', '.join(names)}")
+        return requested
+
+    def submit(self, repo: str, report: ReportIn) -> Accepted:
+        """Queue a diagnosis, or attach to the job answering an identical report."""
+        workspace = self.workspaces.get(repo)
+        fingerprint = build_report(report, files=workspace.file_paths).fingerprint
+        report_id = self.store.add_report(
+            repo=repo, source=DIAGNOSE, raw=report.model_dump_json().encode(),
+            content_type="application/json",
+        )  # fmt: skip
+        submitted = self.store.submit(
+            repo=repo, report_id=report_id, fingerprint=fingerprint,
+            window=self.settings.dedupe_window_seconds,
+        )  # fmt: skip
+        if not submitted.attached:
+            self.enqueue(submitted.job.id)
+        return _accepted(submitted.job, attached=submitted.attached)
+
+    def deliver(
+        self, route: str, *, repo: str, headers: Mapping[str, str], body: bytes,
+        token: str | None = None,
+    ) -> tuple[int, WebhookAck]:  # fmt: skip
+        """Verify, deduplicate, store and queue one webhook delivery: (status, answer)."""
+        self._verify(route, headers, body, token, repo)
+        delivery = deliveries.inspect(route, headers, body)
+        if not delivery.act:
+            return 200, WebhookAck(ignored=True, reason=delivery.reason or "not acted on")
+        kept = {k: v for k in STORED_HEADERS if (v := headers.get(k)) is not None}
+        job, first = self.store.deliver(
+            provider=route, delivery_id=delivery.delivery_id, repo=repo,
+            source=delivery.provider, raw=body, headers=kept,
+            content_type=headers.get("content-type", ""),
+        )  # fmt: skip
+        url = status_url(job.id)
+        if not first:
+            reason = f"delivery {delivery.delivery_id} was received before"
+            return 200, WebhookAck(job_id=job.id, status_url=url, replayed=True, reason=reason)
+        self.enqueue(job.id)
+        return 202, WebhookAck(job_id=job.id, status_url=url)
+
+    def _verify(
+        self, route: str, headers: Mapping[str, str], body: bytes, token: str | None, repo: str
+    ) -> None:
+        field, variable = SECRET_SETTINGS[route]
+        secret: str | None = getattr(self.settings, field)
+        if not secret:
+            raise ApiError(403, f"the {route} webhook is off: set {variable} to turn it on")
+        try:
+            if route == "sentry":
+                signatures.verify_sentry(body, headers, secret)
+            elif route == "github":
+                signatures.verify_github(body, headers, secret)
+            elif route == "standard":
+                signatures.verify_standard(body, headers, secret)
+            else:
+                signatures.verify_token(token or "", secret)
+        except signatures.SecretNotConfigured as exc:
+            raise ApiError(403, f"the {route} webhook is misconfigured: {exc}") from None
+        except signatures.SignatureError as exc:
+            self.store.add_report(
+                repo=repo, source=route, raw=body, rejected=f"signature: {exc}",
+                content_type=headers.get("content-type", ""),
+            )  # fmt: skip
+            raise ApiError(401, str(exc)) from None
+
+    def job(self, job_id: str) -> JobOut:
+        job = self.store.job(job_id)
+        if job is None:
+            raise ApiError(404, f"no job {job_id}")
+        return job
+
+
+def _accepted(job: JobOut, *, attached: bool) -> Accepted:
+    return Accepted(
+        job_id=job.id, status_url=status_url(job.id), state=job.state, attached=attached,
+        occurrences=job.occurrences,
+    )  # fmt: skip

@@ -1,0 +1,127 @@
+"""`ServiceSettings`: the diagnosis `Settings` plus what only the HTTP service needs.
+
+Read from the environment (`DIAGNOSER_*`) and, when `DIAGNOSER_SETTINGS_FILE` names one,
+a TOML file of the same keys in lower case (`api_keys = ["…"]`); the environment wins.
+Validated once at start (`load_service_settings`): a bad value stops the start with one
+line naming the variable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from api.signatures import SignatureError, standard_key
+from diagnoser import ConfigError, Settings
+
+SETTINGS_FILE_VAR = "DIAGNOSER_SETTINGS_FILE"
+HASH_PREFIX = "sha256:"
+"""An API key given as `sha256:<hex>` is already hashed: the plain key never sits in the
+environment."""
+
+Keys = Annotated[tuple[str, ...], NoDecode]
+
+
+class ServiceSettings(Settings):
+    """Everything the service reads at start; defaults run it locally with no set-up."""
+
+    model_config = SettingsConfigDict(env_prefix="DIAGNOSER_", frozen=True)
+
+    api_keys: Keys = ()
+    """Keys for every read and write endpoint (comma-separated; plain or `sha256:<hex>`).
+    None: the service binds to 127.0.0.1 only."""
+    sentry_secret: str | None = None
+    """Client secret of the Sentry integration (`Sentry-Hook-Signature`)."""
+    github_secret: str | None = None
+    """Secret of the GitHub webhook (`X-Hub-Signature-256`)."""
+    standard_webhook_secret: str | None = None
+    """`whsec_…` secret of Standard Webhooks senders (`webhook-signature`)."""
+    webhook_token: str | None = None
+    """URL token of `/webhooks/bugsnag/{token}`, `/webhooks/rollbar/{token}` and
+    `/webhooks/reviews?token=…`."""
+    dedupe_window_seconds: float = Field(default=3600.0, ge=0)
+    """How long after a job ends an identical report still attaches to its Finding."""
+    max_wait_seconds: float = Field(default=30.0, ge=0)
+    """Cap of `POST /diagnose?wait=`."""
+    rate_limit_per_minute: int = Field(default=600, gt=0)
+    """Requests per minute per API key (per client address without keys)."""
+    job_concurrency: int = Field(default=2, gt=0)
+    """Diagnoses running at once in one process (the queue's worker concurrency)."""
+    cors_origins: Keys = ()
+    """Origins allowed by CORS; none (the default) turns CORS off."""
+
+    @field_validator("api_keys", "cors_origins", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("api_keys")
+    @classmethod
+    def _keys(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for key in value:
+            if key.startswith(HASH_PREFIX) and len(key) != len(HASH_PREFIX) + 64:
+                raise ValueError("a hashed key is 'sha256:' and 64 hex digits")
+        return value
+
+    @field_validator("standard_webhook_secret")
+    @classmethod
+    def _standard_secret(cls, value: str | None) -> str | None:
+        if value:
+            try:
+                standard_key(value)
+            except SignatureError as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        path = os.environ.get(SETTINGS_FILE_VAR)
+        extra = (TomlConfigSettingsSource(settings_cls, toml_file=Path(path)),) if path else ()
+        return (init_settings, env_settings, *extra)
+
+    def key_hashes(self) -> frozenset[str]:
+        """The API keys as sha256 hex digests (only these are kept in memory)."""
+        return frozenset(
+            key[len(HASH_PREFIX) :].lower() if key.startswith(HASH_PREFIX) else hash_key(key)
+            for key in self.api_keys
+        )
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def load_service_settings() -> ServiceSettings:
+    """`ServiceSettings()` or ConfigError naming the variable (or file) to fix."""
+    path = os.environ.get(SETTINGS_FILE_VAR)
+    if path and not Path(path).is_file():
+        raise ConfigError(f"{SETTINGS_FILE_VAR}: no such file: {path}")
+    try:
+        return ServiceSettings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else ""
+        name = f"DIAGNOSER_{field.upper()}" if field else "a DIAGNOSER_* setting"
+        raise ConfigError(f"{name}: {first['msg']}") from None
+    except ValueError as exc:  # a TOML file that does not parse
+        raise ConfigError(f"{SETTINGS_FILE_VAR}: {exc}") from None

@@ -1,0 +1,382 @@
+"""`Store`: every read and write of the service's database, one short transaction each.
+
+Synchronous (SQLAlchemy sessions); routes call it from worker threads, never on the event
+loop. Identical reports are folded here, atomically, on any database and any number of
+processes: a `claims` row per (repo, fingerprint) names the job that investigates it; a
+second report finds the row and attaches to that job as an occurrence, until `until`
+(the job's end + the dedupe window) has passed, when a new job takes the claim over by
+compare-and-swap.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Engine, and_, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from api.schemas import (
+    TERMINAL,
+    TRANSITIONS,
+    EventOut,
+    FindingPage,
+    FindingSummary,
+    JobOut,
+    JobState,
+)
+from api.tables import (
+    ClaimRow,
+    DeliveryRow,
+    EventRow,
+    FindingRow,
+    JobRow,
+    OccurrenceRow,
+    ReportRow,
+)
+from diagnoser import Finding
+
+CLAIM_ATTEMPTS = 5
+"""Compare-and-swap rounds before a claim gives up (each lost round means another
+writer changed the row; five in a row does not happen outside a test)."""
+PAGE_MAX = 100
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """Which job answers a report; `attached` when it was an identical report's."""
+
+    job: JobOut
+    attached: bool
+
+
+@dataclass(frozen=True, slots=True)
+class JobInput:
+    """What a job works from: the report exactly as it arrived."""
+
+    job_id: str
+    repo: str
+    source: str
+    content_type: str
+    headers: dict[str, str]
+    raw: bytes
+    part: int
+    report_id: str
+
+
+class Store:
+    def __init__(self, engine: Engine, *, clock: Callable[[], datetime] = utcnow) -> None:
+        self.engine = engine
+        self._session = sessionmaker(engine, expire_on_commit=False)
+        self._clock = clock
+
+    # ---- reports and jobs -------------------------------------------------------------
+
+    def add_report(
+        self, *, repo: str, source: str, raw: bytes, content_type: str = "",
+        headers: Mapping[str, str] | None = None, rejected: str | None = None,
+    ) -> str:  # fmt: skip
+        """Keep an input as it arrived (a refused one too, with why); its id."""
+        report_id = new_id()
+        with self._session.begin() as session:
+            session.add(ReportRow(
+                id=report_id, repo=repo, source=source, raw=raw, content_type=content_type,
+                headers=json.dumps(dict(headers or {})), received_at=self._clock(),
+                rejected=rejected,
+            ))  # fmt: skip
+        return report_id
+
+    def submit(
+        self, *, repo: str, report_id: str, fingerprint: str | None, window: float
+    ) -> Submitted:
+        """A new queued job for the report, or the job already answering an identical one
+        (same repo and fingerprint, running or ended less than `window` s ago)."""
+        for _ in range(CLAIM_ATTEMPTS):
+            job_id = new_id()
+            try:
+                with self._session.begin() as session:
+                    if fingerprint is not None:
+                        holder = self._claim(session, repo, fingerprint, job_id)
+                        if holder is not None:
+                            return Submitted(self._attach(session, holder, report_id), True)
+                    job = self._new_job(
+                        session, repo, report_id, fingerprint=fingerprint, job_id=job_id
+                    )
+                    return Submitted(_job_out(job), attached=False)
+            except IntegrityError:  # another writer claimed it first: look again
+                continue
+        raise RuntimeError("could not claim the fingerprint: too much contention")
+
+    def new_job(
+        self, *, repo: str, report_id: str, part: int = 0, job_id: str | None = None
+    ) -> JobOut | None:
+        """A queued job; None when `job_id` is taken (a step re-run after a crash)."""
+        try:
+            with self._session.begin() as session:
+                job = self._new_job(session, repo, report_id, part=part, job_id=job_id)
+                return _job_out(job)
+        except IntegrityError:
+            return None
+
+    def reject_report(self, report_id: str, reason: str) -> None:
+        with self._session.begin() as session:
+            session.get_one(ReportRow, report_id).rejected = reason
+
+    def claim(self, job_id: str, fingerprint: str) -> JobOut | None:
+        """In a job: take the fingerprint for `job_id`, or end it as a duplicate of the
+        job holding it (an occurrence there) and return that job."""
+        for _ in range(CLAIM_ATTEMPTS):
+            try:
+                with self._session.begin() as session:
+                    job = session.get_one(JobRow, job_id)
+                    job.fingerprint = fingerprint
+                    holder = self._claim(session, job.repo, fingerprint, job_id)
+                    if holder is None or holder == job_id:
+                        return None
+                    job.state, job.duplicate_of = JobState.DUPLICATE, holder
+                    job.finished_at = self._clock()
+                    job.reason = f"an identical report is answered by job {holder}"
+                    return self._attach(session, holder, job.report_id)
+            except IntegrityError:
+                continue
+        raise RuntimeError("could not claim the fingerprint: too much contention")
+
+    def _new_job(
+        self, session: Session, repo: str, report_id: str, *, part: int = 0,
+        fingerprint: str | None = None, job_id: str | None = None,
+    ) -> JobRow:  # fmt: skip
+        job = JobRow(
+            id=job_id or new_id(), repo=repo, report_id=report_id, part=part,
+            fingerprint=fingerprint,
+            state=JobState.QUEUED, reason="", created_at=self._clock(), occurrences=1,
+        )  # fmt: skip
+        session.add(job)
+        return job
+
+    def _claim(self, session: Session, repo: str, fingerprint: str, job_id: str) -> str | None:
+        """None when `job_id` now holds the claim, else the job that does."""
+        row = session.get(ClaimRow, (repo, fingerprint))
+        now = self._clock()
+        if row is None:
+            with session.begin_nested():
+                session.add(ClaimRow(repo=repo, fingerprint=fingerprint, job_id=job_id))
+            return None
+        if row.job_id == job_id:
+            return None
+        if row.until is None or row.until > now:
+            return row.job_id
+        taken = session.execute(
+            update(ClaimRow)
+            .where(ClaimRow.repo == repo, ClaimRow.fingerprint == fingerprint,
+                   ClaimRow.job_id == row.job_id)
+            .values(job_id=job_id, until=None)
+        )  # fmt: skip
+        if taken.rowcount != 1:  # type: ignore[attr-defined]
+            raise IntegrityError("claim changed under us", None, Exception())
+        return None
+
+    def _attach(self, session: Session, holder: str, report_id: str) -> JobOut:
+        session.execute(
+            update(JobRow).where(JobRow.id == holder).values(occurrences=JobRow.occurrences + 1)
+        )
+        session.add(OccurrenceRow(job_id=holder, report_id=report_id, at=self._clock()))
+        return _job_out(session.get_one(JobRow, holder, populate_existing=True))
+
+    def job(self, job_id: str) -> JobOut | None:
+        with self._session() as session:
+            row = session.get(JobRow, job_id)
+            return _job_out(row) if row else None
+
+    def job_input(self, job_id: str) -> JobInput:
+        with self._session() as session:
+            job = session.get_one(JobRow, job_id)
+            report = session.get_one(ReportRow, job.report_id)
+            return JobInput(
+                job_id=job.id, repo=job.repo, source=report.source,
+                content_type=report.content_type, headers=json.loads(report.headers),
+                raw=report.raw, part=job.part, report_id=report.id,
+            )  # fmt: skip
+
+    def unfinished(self) -> list[str]:
+        """Jobs accepted and not ended (to hand to the queue again after a restart)."""
+        with self._session() as session:
+            done = [state.value for state in TERMINAL]
+            rows = session.scalars(
+                select(JobRow.id).where(JobRow.state.not_in(done)).order_by(JobRow.created_at)
+            )
+            return list(rows)
+
+    def job_counts(self) -> dict[str, int]:
+        with self._session() as session:
+            rows = session.execute(select(JobRow.state, func.count()).group_by(JobRow.state))
+            return {state: count for state, count in rows}
+
+    # ---- a job's life -----------------------------------------------------------------
+
+    def move(self, job_id: str, state: JobState, reason: str = "") -> bool:
+        """Move a job along `TRANSITIONS`; False (nothing changed) when it cannot."""
+        with self._session.begin() as session:
+            job = session.get_one(JobRow, job_id)
+            if state not in TRANSITIONS.get(JobState(job.state), frozenset()):
+                return False
+            now = self._clock()
+            job.state, job.reason = state, reason or job.reason
+            if state is JobState.RUNNING:
+                job.started_at = now
+            return True
+
+    def add_event(self, job_id: str, *, at: datetime, state: str, detail: str) -> int:
+        """Append an event; its sequence number in the job (0, 1, …, across restarts)."""
+        with self._session.begin() as session:
+            last = session.scalar(select(func.max(EventRow.seq)).where(EventRow.job_id == job_id))
+            seq = 0 if last is None else last + 1
+            session.add(EventRow(job_id=job_id, seq=seq, at=at, state=state, detail=detail))
+            return seq
+
+    def events(self, job_id: str, *, after: int = -1) -> list[EventOut]:
+        with self._session() as session:
+            rows = session.scalars(
+                select(EventRow)
+                .where(EventRow.job_id == job_id, EventRow.seq > after)
+                .order_by(EventRow.seq)
+            )
+            return [EventOut(seq=r.seq, at=r.at, state=r.state, detail=r.detail) for r in rows]
+
+    def finish(
+        self, job_id: str, state: JobState, *, reason: str = "", finding: Finding | None = None,
+        window: float = 0.0,
+    ) -> JobOut:  # fmt: skip
+        """End a job (once: a second call changes nothing), store its Finding, and keep
+        its fingerprint claimed for `window` more seconds."""
+        with self._session.begin() as session:
+            job = session.get_one(JobRow, job_id)
+            if JobState(job.state) in TERMINAL:
+                return _job_out(job)
+            now = self._clock()
+            job.state, job.reason, job.finished_at = state, reason, now
+            if finding is not None:
+                job.finding_id = new_id()
+                session.add(FindingRow(
+                    id=job.finding_id, job_id=job.id, repo=job.repo,
+                    classification=finding.classification.value, status=finding.status.value,
+                    title=finding.title, created_at=now, body=finding.model_dump_json(),
+                ))  # fmt: skip
+            session.execute(
+                update(ClaimRow)
+                .where(ClaimRow.job_id == job_id)
+                .values(until=now + timedelta(seconds=window))
+            )
+            return _job_out(job)
+
+    # ---- deliveries -------------------------------------------------------------------
+
+    def deliver(
+        self, *, provider: str, delivery_id: str, repo: str, source: str, raw: bytes,
+        headers: Mapping[str, str], content_type: str,
+    ) -> tuple[JobOut, bool]:  # fmt: skip
+        """Keep a webhook delivery and queue its job, in one transaction: (the job, True);
+        a delivery id seen before: (its first job, False)."""
+        try:
+            with self._session.begin() as session:
+                report_id = new_id()
+                session.add(ReportRow(
+                    id=report_id, repo=repo, source=source, raw=raw, content_type=content_type,
+                    headers=json.dumps(dict(headers)), received_at=self._clock(),
+                ))  # fmt: skip
+                session.flush()
+                job = self._new_job(session, repo, report_id)
+                session.flush()
+                session.add(DeliveryRow(
+                    provider=provider, delivery_id=delivery_id, job_id=job.id,
+                    received_at=self._clock(),
+                ))  # fmt: skip
+                session.flush()
+                return _job_out(job), True
+        except IntegrityError:
+            with self._session() as session:
+                first = session.get_one(DeliveryRow, (provider, delivery_id))
+                return _job_out(session.get_one(JobRow, first.job_id)), False
+
+    # ---- findings ---------------------------------------------------------------------
+
+    def finding(self, finding_id: str) -> tuple[FindingSummary, Finding] | None:
+        with self._session() as session:
+            row = session.get(FindingRow, finding_id)
+            if row is None:
+                return None
+            return _summary(row), Finding.model_validate_json(row.body)
+
+    def findings(
+        self, *, repo: str | None = None, classification: str | None = None,
+        status: str | None = None, since: datetime | None = None, cursor: str | None = None,
+        limit: int = 20,
+    ) -> FindingPage:  # fmt: skip
+        """Newest first; `cursor` is the `next_cursor` of the page before (ValueError if
+        it is not one)."""
+        query = select(FindingRow)
+        for column, value in (
+            (FindingRow.repo, repo), (FindingRow.classification, classification),
+            (FindingRow.status, status),
+        ):  # fmt: skip
+            if value is not None:
+                query = query.where(column == value)
+        if since is not None:
+            query = query.where(FindingRow.created_at >= since)
+        if cursor:
+            at, last_id = decode_cursor(cursor)
+            query = query.where(or_(
+                FindingRow.created_at < at,
+                and_(FindingRow.created_at == at, FindingRow.id < last_id),
+            ))  # fmt: skip
+        size = max(1, min(limit, PAGE_MAX))
+        query = query.order_by(FindingRow.created_at.desc(), FindingRow.id.desc()).limit(size + 1)
+        with self._session() as session:
+            rows = list(session.scalars(query))
+        items = [_summary(r) for r in rows[:size]]
+        more = len(rows) > size
+        return FindingPage(
+            items=items, next_cursor=encode_cursor(items[-1]) if more and items else None
+        )
+
+
+def encode_cursor(last: FindingSummary) -> str:
+    text = f"{last.created_at.isoformat()}|{last.id}"
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        at, last_id = text.split("|", 1)
+        return datetime.fromisoformat(at), last_id
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise ValueError("cursor is not one this API returned; pass next_cursor as is") from None
+
+
+def _job_out(row: JobRow) -> JobOut:
+    return JobOut(
+        id=row.id, repo=row.repo, state=JobState(row.state), reason=row.reason,
+        created_at=row.created_at, started_at=row.started_at, finished_at=row.finished_at,
+        finding_id=row.finding_id, duplicate_of=row.duplicate_of, occurrences=row.occurrences,
+    )  # fmt: skip
+
+
+def _summary(row: FindingRow) -> FindingSummary:
+    return FindingSummary(
+        id=row.id, job_id=row.job_id, repo=row.repo, classification=row.classification,
+        status=row.status, title=row.title, created_at=row.created_at,
+    )  # fmt: skip

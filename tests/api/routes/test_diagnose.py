@@ -1,0 +1,79 @@
+"""`POST /diagnose` end to end on the offline model, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from tests.api.conftest import SAMPLES, wait_for_job
+
+CRASH = (SAMPLES / "android_logcat_open_shared.txt").read_text()
+ISSUE = (SAMPLES / "issue_load_more_500.md").read_text()
+PRAISE = (SAMPLES / "review_praise.txt").read_text()
+
+
+def test_a_crash_is_queued_then_diagnosed(client: TestClient) -> None:
+    response = client.post("/diagnose", json={"report": {"text": CRASH, "source": "crash_log"}})
+    assert response.status_code == 202
+    accepted = response.json()
+    assert response.headers["location"] == accepted["status_url"] == f"/jobs/{accepted['job_id']}"
+    job = wait_for_job(client, accepted["job_id"])
+    assert job["state"] == "complete" and job["finding_id"]
+    finding = client.get(f"/findings/{job['finding_id']}").json()["finding"]
+    assert finding["classification"] == "crash"
+    assert any(f["path"].endswith("NoteRepository.kt") for f in finding["files"])
+
+
+def test_wait_returns_the_job_with_its_finding(client: TestClient) -> None:
+    response = client.post(
+        "/diagnose?repo=demo&wait=60", content=ISSUE, headers={"Content-Type": "text/plain"}
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["state"] == "complete"
+    assert body["finding"]["files"], body["finding"]
+
+
+def test_identical_reports_attach_to_one_job(client: TestClient) -> None:
+    report = {"report": {"text": CRASH, "source": "crash_log"}}
+    first = client.post("/diagnose", json=report).json()
+    second = client.post("/diagnose", json=report).json()
+    assert second["job_id"] == first["job_id"] and second["attached"]
+    assert second["occurrences"] == 2
+    wait_for_job(client, first["job_id"])
+    third = client.post("/diagnose?wait=5", json=report).json()  # ended: still attaches
+    assert third["id"] == first["job_id"] and third["occurrences"] == 3
+    assert third["finding"] is not None
+
+
+def test_praise_is_not_investigated(client: TestClient) -> None:
+    body = {"report": {"text": PRAISE, "source": "review", "rating": 5}}
+    done = client.post("/diagnose?wait=60", json=body).json()
+    assert done["state"] == "not_actionable"
+    assert done["finding"]["classification"] == "praise"
+
+
+def test_bad_requests_say_what_to_fix(client: TestClient) -> None:
+    missing = client.post("/diagnose", json={"report": {"source": "crash_log"}})
+    assert missing.status_code == 422 and "report.text" in missing.json()["detail"]
+    extra = client.post("/diagnose", json={"report": {"text": "x"}, "bogus": 1})
+    assert extra.status_code == 422 and "bogus" in extra.json()["detail"]
+    not_json = client.post("/diagnose", content=b"{", headers={"Content-Type": "application/json"})
+    assert not_json.status_code == 422
+    kind = client.post("/diagnose", content=b"x", headers={"Content-Type": "image/png"})
+    assert kind.status_code == 415 and "text/plain" in kind.json()["detail"]
+    empty = client.post("/diagnose", content=b"  ", headers={"Content-Type": "text/plain"})
+    assert empty.status_code == 422
+    binary = client.post("/diagnose", content=b"\xff\xfe", headers={"Content-Type": "text/plain"})
+    assert binary.status_code == 400 and "UTF-8" in binary.json()["detail"]
+    unknown = client.post(
+        "/diagnose?repo=nope", content=b"boom", headers={"Content-Type": "text/plain"}
+    )
+    assert unknown.status_code == 404 and "demo" in unknown.json()["detail"]
+    rating = client.post("/diagnose", json={"report": {"text": "x", "rating": 9}})
+    assert rating.status_code == 422 and "rating" in rating.json()["detail"]
+
+
+def test_an_oversized_body_is_413(client: TestClient) -> None:
+    huge = b"a" * 2_000_001
+    response = client.post("/diagnose", content=huge, headers={"Content-Type": "text/plain"})
+    assert response.status_code == 413 and "2,000,000" in response.json()["detail"]
