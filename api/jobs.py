@@ -33,10 +33,11 @@ from api.metrics import Metrics
 from api.schemas import JobState
 from api.settings import ServiceSettings
 from api.store import Store, utcnow
-from diagnoser import Finding, State, build_report
+from diagnoser import DiagnoserError, Finding, State, build_report
 from diagnoser.intake import Intake, IntakeError, ReportIn
 from diagnoser.pipeline import Event, diagnose
 from diagnoser.registry import Workspaces
+from repomap import RepoMapError
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +117,8 @@ def prepare(job_id: str) -> Prepared | None:
     an identical report's job answers it)."""
     rt = runtime()
     job_input = rt.store.job_input(job_id)
-    rt.store.move(job_id, JobState.RUNNING)
+    if not rt.store.move(job_id, JobState.RUNNING):  # ended already: nothing to redo
+        return None
     try:
         intakes = read_input(job_input.source, job_input.raw, job_input.headers)
     except (IntakeError, ValueError) as exc:
@@ -155,17 +157,20 @@ def investigate(job_id: str, prepared: Prepared) -> Investigated:
     def store_event(ev: Event) -> None:
         rt.store.add_event(job_id, at=ev.time, state=ev.state.value, detail=ev.detail)
 
-    outcome = diagnose(
-        prepared.report,
-        rt.workspaces.get(job.repo),
-        model=rt.model,
-        formatter=rt.formatter,
-        traces=prepared.intake.traces,
-        truncated=prepared.intake.truncated,
-        sink=store_event,
-        timeout=rt.settings.timeout_seconds,
-        job_id=job_id,
-    )
+    try:
+        outcome = diagnose(
+            prepared.report,
+            rt.workspaces.get(job.repo),
+            model=rt.model,
+            formatter=rt.formatter,
+            traces=prepared.intake.traces,
+            truncated=prepared.intake.truncated,
+            sink=store_event,
+            timeout=rt.settings.timeout_seconds,
+            job_id=job_id,
+        )
+    except (DiagnoserError, RepoMapError) as exc:  # a step refused (repo, report): it fails
+        return Investigated(JobState.FAILED, str(exc), None)
     finding = outcome.finding.model_dump_json() if outcome.finding else None
     return Investigated(OUTCOME_STATES[outcome.state], outcome.reason, finding)
 

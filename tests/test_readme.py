@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from api.routes import diagnose, findings, health, jobs, repos, webhooks
+from api.settings import SETTINGS_FILE_VAR, ServiceSettings
 from repomap.__main__ import parser
 
 ROOT = Path(__file__).parent.parent
@@ -35,3 +37,23 @@ def test_readme_python_imports_exist() -> None:
     ]
     assert imports
     exec("\n".join(imports), {})  # an import the code no longer has fails here
+
+
+def test_every_service_setting_is_documented() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for name in ServiceSettings.model_fields:
+        assert f"`DIAGNOSER_{name.upper()}`" in readme, name
+    assert f"`{SETTINGS_FILE_VAR}`" in readme
+
+
+def test_readme_service_routes_exist() -> None:
+    modules = (diagnose, findings, health, jobs, repos, webhooks)
+    paths = {getattr(route, "path", "") for module in modules for route in module.router.routes}
+    readme = (ROOT / "README.md").read_text()
+    documented = set(
+        re.findall(
+            r"`(?:GET |POST )?(/(?:webhooks|healthz|readyz|metrics|diagnose)[^`?\s]*)", readme
+        )
+    )
+    assert "/diagnose" in documented and "/webhooks/rollbar/{token}" in documented
+    assert documented <= paths, documented - paths
