@@ -33,8 +33,8 @@ from api.metrics import Metrics
 from api.schemas import JobState
 from api.settings import ServiceSettings
 from api.store import Store, utcnow
-from diagnoser import DiagnoserError, Finding, State, build_report
-from diagnoser.intake import Intake, IntakeError, ReportIn
+from diagnoser import DiagnoserError, Finding, State
+from diagnoser.intake import Intake, IntakeError, ReportIn, report_fingerprint
 from diagnoser.pipeline import Event, diagnose
 from diagnoser.registry import Workspaces
 from repomap import RepoMapError
@@ -139,8 +139,10 @@ def prepare(job_id: str) -> Prepared | None:
     intake = intakes[job_input.part]
     if job_input.source != DIAGNOSE:  # /diagnose claimed in the request
         workspace = rt.workspaces.get(job_input.repo)
-        report = build_report(intake.report, traces=intake.traces, files=workspace.file_paths)
-        if rt.store.claim(job_id, report.fingerprint) is not None:
+        fingerprint = report_fingerprint(
+            intake.report, traces=intake.traces, files=workspace.file_paths
+        )
+        if rt.store.claim(job_id, fingerprint) is not None:
             return None
     return Prepared(report=intake.report, intake=intake)
 

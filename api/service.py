@@ -21,7 +21,8 @@ from api.metrics import Metrics
 from api.schemas import Accepted, JobOut, WebhookAck
 from api.settings import ServiceSettings
 from api.store import Store
-from diagnoser import ReportIn, build_report
+from diagnoser import ReportIn
+from diagnoser.intake import report_fingerprint
 from diagnoser.registry import Workspaces
 
 JOBS_PATH = "/jobs/"
@@ -66,7 +67,7 @@ class Service:
     def submit(self, repo: str, report: ReportIn) -> Accepted:
         """Queue a diagnosis, or attach to the job answering an identical report."""
         workspace = self.workspaces.get(repo)
-        fingerprint = build_report(report, files=workspace.file_paths).fingerprint
+        fingerprint = report_fingerprint(report, files=workspace.file_paths)
         report_id = self.store.add_report(
             repo=repo, source=DIAGNOSE, raw=report.model_dump_json().encode(),
             content_type="application/json",

@@ -11,7 +11,12 @@ with `load_json`; both raise `IntakeError` (`PayloadTooLarge` for size).
 from __future__ import annotations
 
 from diagnoser.intake.body import load_json, read_limited
-from diagnoser.intake.intake import build_report, exception_chain, report_schema
+from diagnoser.intake.intake import (
+    build_report,
+    exception_chain,
+    report_fingerprint,
+    report_schema,
+)
 from diagnoser.intake.payloads import PROVIDERS, Intake, IntakeError, PayloadTooLarge, from_payload
 from diagnoser.intake.report import (
     Classification,
@@ -48,5 +53,6 @@ __all__ = [
     "load_json",
     "parse_traces",
     "read_limited",
+    "report_fingerprint",
     "report_schema",
 ]

@@ -7,6 +7,7 @@ map its frames onto the repository, find mentions, classify, fingerprint.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 from diagnoser.intake.classify import classify
 from diagnoser.intake.fingerprint import fingerprint
@@ -19,6 +20,7 @@ from diagnoser.intake.report import (
     Report,
     ReportIn,
     Trace,
+    TraceException,
 )
 from diagnoser.intake.traces import find_traces
 from repomap import SymbolIndex
@@ -35,15 +37,8 @@ def build_report(
     """Everything intake derives. `traces` are frames a payload carried (Sentry, Bugsnag…);
     without them the text is parsed. `files`/`index` are the repository's (for mapping).
     `truncated` says what an adapter cut (`Intake.truncated`); the text parsers add theirs."""
-    cuts = list(truncated)
-    if traces:
-        found = list(traces)
-    else:
-        parsed = find_traces(report.text)
-        found, cuts = parsed.traces, [*cuts, *parsed.truncated]
-    chain = exception_chain(found)
-    mapped = _mapped_frames(chain, files, index)
-    top = chain[-1].exception if chain else None
+    crash = _crash(report, traces, files, index, truncated)
+    chain, top = crash.chain, crash.top
     exception = (
         ExceptionInfo(
             type=top.type if top else None,
@@ -55,16 +50,59 @@ def build_report(
     )
     return Report(
         **report.model_dump(include=set(ReportIn.model_fields)),  # derived fields are ours
-        traces=found,
-        frames=mapped,
+        traces=crash.traces,
+        frames=crash.mapped,
         exception=exception,
         mentioned=find_mentions(f"{report.title or ''}\n{report.text}"),
         classification=classify(
-            report.text, title=report.title, rating=report.rating, traces=found
+            report.text, title=report.title, rating=report.rating, traces=crash.traces
         ),
-        fingerprint=fingerprint(top, mapped, text=f"{report.title or ''} {report.text}"),
-        truncated=cuts,
+        fingerprint=crash.fingerprint,
+        truncated=crash.truncated,
     )
+
+
+def report_fingerprint(
+    report: ReportIn,
+    *,
+    traces: Sequence[Trace] = (),
+    files: Collection[str] = (),
+    index: SymbolIndex | None = None,
+) -> str:
+    """`build_report(...).fingerprint` without classifying or finding mentions (~1/8 of
+    the work): cheap enough to fold identical reports while a request waits."""
+    return _crash(report, traces, files, index, ()).fingerprint
+
+
+@dataclass(frozen=True, slots=True)
+class _Crash:
+    traces: list[Trace]
+    truncated: list[str]
+    chain: list[Trace]
+    mapped: list[MappedFrame]
+    top: TraceException | None
+    fingerprint: str
+
+
+def _crash(
+    report: ReportIn,
+    traces: Sequence[Trace],
+    files: Collection[str],
+    index: SymbolIndex | None,
+    truncated: Sequence[str],
+) -> _Crash:
+    """The traces, the exception chain, its frames mapped onto the repo, the fingerprint."""
+    cuts = list(truncated)
+    if traces:
+        found = list(traces)
+    else:
+        parsed = find_traces(report.text)
+        found, cuts = parsed.traces, [*cuts, *parsed.truncated]
+    chain = exception_chain(found)
+    mapped = _mapped_frames(chain, files, index)
+    top = chain[-1].exception if chain else None
+    text = f"{report.title or ''} {report.text}"
+    return _Crash(found, cuts, chain, mapped, top, fingerprint(top, mapped, text=text))
 
 
 def exception_chain(traces: Sequence[Trace]) -> list[Trace]:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnoser.intake.intake import build_report, exception_chain, report_schema
+from diagnoser.intake.intake import build_report, exception_chain, report_fingerprint, report_schema
 from diagnoser.intake.payloads import from_payload
 from diagnoser.intake.report import Kind, Report, ReportIn, Source
 from repomap import Repository, SymbolIndex
@@ -125,3 +125,16 @@ def test_payload_notes_reach_the_report() -> None:
     report = build_report(intake.report, traces=intake.traces, truncated=intake.truncated)
     assert report.truncated == ["bugsnag: 600 frames in error.stackTrace; kept the innermost 512"]
     assert report.traces[0].omitted_frames == 88
+
+
+def test_report_fingerprint_is_build_reports() -> None:
+    for text in (
+        'Traceback (most recent call last):\n  File "app/x.py", line 3, in f\n'
+        "    g()\nKeyError: 1\n",
+        "the app freezes when I open settings",
+    ):
+        report = ReportIn(text=text, source=Source.CRASH_LOG)
+        files = {"app/x.py"}
+        assert (
+            report_fingerprint(report, files=files) == build_report(report, files=files).fingerprint
+        )
