@@ -12,7 +12,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
 from diagnoser import ConfigError
@@ -30,6 +30,13 @@ SQLITE_PRAGMAS = (
     "PRAGMA foreign_keys=ON",
 )
 POOL_SIZE = 10
+SQLITE_BEGIN = "sqlite_begin"
+"""Execution option: the statement that opens a transaction on SQLite (default `BEGIN`)."""
+SQLITE_WRITE = {SQLITE_BEGIN: "BEGIN IMMEDIATE"}
+"""Execution options of sessions that write (ignored on PostgreSQL): the write lock is
+taken at BEGIN, so a transaction that reads, then writes, waits for it (busy_timeout)
+instead of failing at once with "database is locked" when another writer committed in
+between."""
 
 
 def normalise_url(url: str) -> str:
@@ -66,6 +73,7 @@ def connect(url: str) -> Engine:
     engine = create_engine(parsed, **options)
     if backend == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
     return engine
 
 
@@ -74,6 +82,15 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     for pragma in SQLITE_PRAGMAS:
         cursor.execute(pragma)
     cursor.close()
+    # The sqlite3 module opens a transaction only before INSERT/UPDATE/DELETE, so a
+    # SAVEPOINT began one of its own and its RELEASE committed it: a fingerprint's claim
+    # was committed before its job existed. `_sqlite_begin` opens every transaction
+    # instead (SQLAlchemy's recipe for pysqlite: "Serializable isolation / Savepoints").
+    connection.isolation_level = None
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    connection.exec_driver_sql(connection.get_execution_options().get(SQLITE_BEGIN, "BEGIN"))
 
 
 def migrate(engine: Engine) -> None:

@@ -22,6 +22,7 @@ from sqlalchemy import Engine, and_, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from api.database import SQLITE_WRITE
 from api.schemas import (
     TERMINAL,
     TRANSITIONS,
@@ -82,6 +83,7 @@ class Store:
     def __init__(self, engine: Engine, *, clock: Callable[[], datetime] = utcnow) -> None:
         self.engine = engine
         self._session = sessionmaker(engine, expire_on_commit=False)
+        self._write = sessionmaker(engine.execution_options(**SQLITE_WRITE), expire_on_commit=False)
         self._clock = clock
 
     # ---- reports and jobs -------------------------------------------------------------
@@ -92,7 +94,7 @@ class Store:
     ) -> str:  # fmt: skip
         """Keep an input as it arrived (a refused one too, with why); its id."""
         report_id = new_id()
-        with self._session.begin() as session:
+        with self._write.begin() as session:
             session.add(ReportRow(
                 id=report_id, repo=repo, source=source, raw=raw, content_type=content_type,
                 headers=json.dumps(dict(headers or {})), received_at=self._clock(),
@@ -108,7 +110,7 @@ class Store:
         for _ in range(CLAIM_ATTEMPTS):
             job_id = new_id()
             try:
-                with self._session.begin() as session:
+                with self._write.begin() as session:
                     if fingerprint is not None:
                         holder = self._claim(session, repo, fingerprint, job_id)
                         if holder is not None:
@@ -126,14 +128,14 @@ class Store:
     ) -> JobOut | None:
         """A queued job; None when `job_id` is taken (a step re-run after a crash)."""
         try:
-            with self._session.begin() as session:
+            with self._write.begin() as session:
                 job = self._new_job(session, repo, report_id, part=part, job_id=job_id)
                 return _job_out(job)
         except IntegrityError:
             return None
 
     def reject_report(self, report_id: str, reason: str) -> None:
-        with self._session.begin() as session:
+        with self._write.begin() as session:
             session.get_one(ReportRow, report_id).rejected = reason
 
     def claim(self, job_id: str, fingerprint: str) -> JobOut | None:
@@ -141,7 +143,7 @@ class Store:
         job holding it (an occurrence there) and return that job."""
         for _ in range(CLAIM_ATTEMPTS):
             try:
-                with self._session.begin() as session:
+                with self._write.begin() as session:
                     job = session.get_one(JobRow, job_id)
                     job.fingerprint = fingerprint
                     holder = self._claim(session, job.repo, fingerprint, job_id)
@@ -229,7 +231,7 @@ class Store:
 
     def move(self, job_id: str, state: JobState, reason: str = "") -> bool:
         """Move a job along `TRANSITIONS`; False (nothing changed) when it cannot."""
-        with self._session.begin() as session:
+        with self._write.begin() as session:
             job = session.get_one(JobRow, job_id)
             if state not in TRANSITIONS.get(JobState(job.state), frozenset()):
                 return False
@@ -241,7 +243,7 @@ class Store:
 
     def add_event(self, job_id: str, *, at: datetime, state: str, detail: str) -> int:
         """Append an event; its sequence number in the job (0, 1, …, across restarts)."""
-        with self._session.begin() as session:
+        with self._write.begin() as session:
             last = session.scalar(select(func.max(EventRow.seq)).where(EventRow.job_id == job_id))
             seq = 0 if last is None else last + 1
             session.add(EventRow(job_id=job_id, seq=seq, at=at, state=state, detail=detail))
@@ -262,7 +264,7 @@ class Store:
     ) -> JobOut:  # fmt: skip
         """End a job (once: a second call changes nothing), store its Finding, and keep
         its fingerprint claimed for `window` more seconds."""
-        with self._session.begin() as session:
+        with self._write.begin() as session:
             job = session.get_one(JobRow, job_id)
             if JobState(job.state) in TERMINAL:
                 return _job_out(job)
@@ -291,7 +293,7 @@ class Store:
         """Keep a webhook delivery and queue its job, in one transaction: (the job, True);
         a delivery id seen before: (its first job, False)."""
         try:
-            with self._session.begin() as session:
+            with self._write.begin() as session:
                 report_id = new_id()
                 session.add(ReportRow(
                     id=report_id, repo=repo, source=source, raw=raw, content_type=content_type,

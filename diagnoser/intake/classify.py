@@ -76,16 +76,19 @@ _UNREADABLE = re.compile(r"[\ufffd\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _EXCEPTION_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b")
 
 
-def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+def _phrase_pattern(phrase: str) -> tuple[str, re.Pattern[str]]:
     """Whole words for alphabetic scripts ("lent" is not in "excellent"); CJK phrases have
-    no word boundaries, so they match anywhere."""
+    no word boundaries, so they match anywhere. With the literal the pattern matches: a
+    substring test first is ~100× cheaper than the regex, whose leading lookbehind keeps
+    it from skipping ahead to the literal (~85 µs a phrase on a 4 KB report)."""
     if phrase.isascii() or any(c.isalpha() and ord(c) < 0x2E80 for c in phrase):
-        return re.compile(r"(?<!\w)" + re.escape(phrase.strip()) + r"(?!\w)")
-    return re.compile(re.escape(phrase))
+        literal = phrase.strip()
+        return literal, re.compile(r"(?<!\w)" + re.escape(literal) + r"(?!\w)")
+    return phrase, re.compile(re.escape(phrase))
 
 
 _PATTERNS = {
-    kind: [(phrase, _phrase_pattern(phrase)) for phrase in phrases]
+    kind: [(phrase, *_phrase_pattern(phrase)) for phrase in phrases]
     for kind, phrases in PHRASES.items()
 }
 
@@ -108,8 +111,8 @@ def classify(
         scores[Kind.CRASH] += EXCEPTION_WEIGHT
         signals.append(f"exception-name:{named.group(0)}")
     for kind, patterns in _PATTERNS.items():
-        for phrase, pattern in patterns:
-            if pattern.search(body):
+        for phrase, literal, pattern in patterns:
+            if literal in body and pattern.search(body):
                 scores[kind] += PHRASE_WEIGHT
                 signals.append(f"phrase:{phrase.strip()}")
     if rating is not None:

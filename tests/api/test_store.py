@@ -73,6 +73,24 @@ def test_a_concurrent_burst_makes_exactly_one_job(store: Store) -> None:
     assert store.job_counts() == {"queued": 1}
 
 
+def test_a_claim_is_never_kept_without_its_job(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failure between taking the claim and storing the job keeps neither (on SQLite the
+    savepoint's RELEASE used to commit the claim alone, and every identical report after
+    it then failed to attach to a job that did not exist)."""
+
+    def lost(*_: object, **__: object) -> None:
+        raise RuntimeError("lost between the claim and the job")
+
+    monkeypatch.setattr(store, "_new_job", lost)
+    with pytest.raises(RuntimeError, match="lost"):
+        store.submit(repo="demo", report_id=_report(store), fingerprint="f", window=WINDOW)
+    monkeypatch.undo()
+    later = store.submit(repo="demo", report_id=_report(store), fingerprint="f", window=WINDOW)
+    assert not later.attached and store.job_counts() == {"queued": 1}
+
+
 def test_in_job_claim_ends_the_later_job_as_a_duplicate(store: Store) -> None:
     first = store.new_job(repo="demo", report_id=_report(store))
     second = store.new_job(repo="demo", report_id=_report(store))
