@@ -136,7 +136,8 @@ def _measure(
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:
-    """FastAPI's schema, plus the models a route reads by hand (`DiagnoseIn`)."""
+    """FastAPI's schema, plus the models a route reads by hand (`DiagnoseIn`), with every
+    error answer documented as what it is (`errors.document`)."""
     if app.openapi_schema is None:
         schema = get_openapi(
             title=app.title, version=app.version, description=app.description, routes=app.routes
@@ -147,5 +148,6 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         components = schema.setdefault("components", {}).setdefault("schemas", {})
         for name, definition in extra.get("$defs", {}).items():
             components.setdefault(name, definition)
+        errors.document(schema)
         app.openapi_schema = schema
     return app.openapi_schema

@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import shlex
+import signal
 import sys
 from collections.abc import Sequence
+from types import FrameType
 
 import uvicorn
 from sqlalchemy.engine import make_url
@@ -29,6 +31,7 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 LOOPBACK = "127.0.0.1"
 EXAMPLE_REPORT = "sample_reports/reports/issue_load_more_500.md"
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -74,8 +77,31 @@ def serve(argv: Sequence[str]) -> int:
         access_log=args.log_level == "debug",
     )  # fmt: skip
     server = uvicorn.Server(config)
-    server.run()
+    _run(server)
     return 0 if server.started else 1
+
+
+class _Stopped(Exception):
+    """SIGINT or SIGTERM, after uvicorn's graceful shutdown."""
+
+
+def _run(server: uvicorn.Server) -> None:
+    """`server.run()`, returning after a SIGINT or SIGTERM. uvicorn shuts down gracefully,
+    then raises the signal again to the handler it found (since 0.29): with Python's own,
+    a stop would end the process killed by SIGTERM (exit -15) or in a KeyboardInterrupt
+    traceback. Ours ends it here, and `serve` exits 0."""
+
+    def stopped(_signal: int, _frame: FrameType | None) -> None:
+        raise _Stopped
+
+    previous = {number: signal.signal(number, stopped) for number in STOP_SIGNALS}
+    try:
+        server.run()
+    except _Stopped:
+        pass
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def banner(settings: ServiceSettings, host: str, port: int) -> str:

@@ -14,6 +14,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
 from diagnoser import ConfigError
 
@@ -66,7 +67,13 @@ def connect(url: str) -> Engine:
     options: dict[str, Any] = {"pool_pre_ping": True}
     if backend == "sqlite":
         if parsed.database:
-            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            folder = Path(parsed.database).expanduser().parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ConfigError(
+                    f"DIAGNOSER_DATABASE_URL: cannot make the folder {folder}: {exc.strerror}"
+                ) from None
         options["connect_args"] = {"check_same_thread": False, "timeout": SQLITE_BUSY_MS / 1000}
     else:
         options.update(pool_size=POOL_SIZE, max_overflow=POOL_SIZE)
@@ -94,9 +101,14 @@ def _sqlite_begin(connection: Connection) -> None:
 
 
 def migrate(engine: Engine) -> None:
-    """Upgrade the schema to the newest migration (a no-op when it is there)."""
+    """Upgrade the schema to the newest migration (a no-op when it is there); ConfigError
+    when the database cannot be reached."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+    except OperationalError as exc:
+        reason = str(exc.orig or exc).strip().splitlines()[0]
+        raise ConfigError(f"DIAGNOSER_DATABASE_URL: cannot use the database: {reason}") from None

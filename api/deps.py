@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
 
@@ -31,6 +31,14 @@ async def authorised(
 
 
 Caller = Annotated[str, Depends(authorised)]
+CALLER_RESPONSES: dict[int | str, dict[str, Any]] = {
+    401: {"description": "an API key is required, or the one sent is not valid"},
+    429: {
+        "description": "this caller's rate limit is reached",
+        "headers": {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}},
+    },
+}
+"""What `Caller` may answer instead of the route: `responses=` of every router using it."""
 
 
 async def read_body(request: Request, limit: int) -> bytes:

@@ -5,18 +5,21 @@
     RequestValidationError (FastAPI)  422, the message names each field to fix
     anything else                     500 "internal error", logged, never a traceback
 
-Every answer is `{"detail": "…"}`: one line saying what went wrong and what to change.
+Every answer is `{"detail": "…"}` (`Problem`): one line saying what went wrong and what
+to change; `document` makes the OpenAPI spec say so.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
+from api.schemas import Problem
 from diagnoser import ConfigError, DiagnoserError, PathRefused, ToolError
 from diagnoser.errors import UnknownRepo
 from diagnoser.intake import IntakeError, PayloadTooLarge
@@ -34,6 +37,9 @@ STATUS: tuple[tuple[type[DiagnoserError], int], ...] = (
 """Most specific first."""
 MAX_DETAILS = 5
 """Validation problems listed in one message."""
+PROBLEM_REF = "#/components/schemas/Problem"
+FASTAPI_ERROR_SCHEMAS = ("HTTPValidationError", "ValidationError")
+"""FastAPI's own 422 body (a list of errors), which this service never sends."""
 
 
 class ApiError(Exception):
@@ -42,6 +48,19 @@ class ApiError(Exception):
     def __init__(self, status: int, detail: str, *, headers: dict[str, str] | None = None) -> None:
         super().__init__(detail)
         self.status, self.detail, self.headers = status, detail, headers
+
+
+def document(schema: dict[str, Any]) -> None:
+    """Make every 4xx and 5xx answer in the OpenAPI `schema` a `Problem`, as it is."""
+    for path in schema.get("paths", {}).values():
+        for operation in path.values():
+            for code, response in operation.get("responses", {}).items():
+                if str(code)[:1] in ("4", "5"):
+                    response["content"] = {"application/json": {"schema": {"$ref": PROBLEM_REF}}}
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    for name in FASTAPI_ERROR_SCHEMAS:
+        components.pop(name, None)
+    components["Problem"] = Problem.model_json_schema()
 
 
 def status_of(error: DiagnoserError) -> int:

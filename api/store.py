@@ -47,6 +47,9 @@ CLAIM_ATTEMPTS = 5
 """Compare-and-swap rounds before a claim gives up (each lost round means another
 writer changed the row; five in a row does not happen outside a test)."""
 PAGE_MAX = 100
+NUL = "\x00"
+"""PostgreSQL text cannot hold it (psycopg raises DataError; SQLite can): a key with one
+matches no row, and text we store from a report loses it (`_text`)."""
 
 
 def utcnow() -> datetime:
@@ -98,7 +101,7 @@ class Store:
             session.add(ReportRow(
                 id=report_id, repo=repo, source=source, raw=raw, content_type=content_type,
                 headers=json.dumps(dict(headers or {})), received_at=self._clock(),
-                rejected=rejected,
+                rejected=rejected and _text(rejected),
             ))  # fmt: skip
         return report_id
 
@@ -136,7 +139,7 @@ class Store:
 
     def reject_report(self, report_id: str, reason: str) -> None:
         with self._write.begin() as session:
-            session.get_one(ReportRow, report_id).rejected = reason
+            session.get_one(ReportRow, report_id).rejected = _text(reason)
 
     def claim(self, job_id: str, fingerprint: str) -> JobOut | None:
         """In a job: take the fingerprint for `job_id`, or end it as a duplicate of the
@@ -199,6 +202,8 @@ class Store:
         return _job_out(session.get_one(JobRow, holder, populate_existing=True))
 
     def job(self, job_id: str) -> JobOut | None:
+        if NUL in job_id:
+            return None
         with self._session() as session:
             row = session.get(JobRow, job_id)
             return _job_out(row) if row else None
@@ -236,7 +241,7 @@ class Store:
             if state not in TRANSITIONS.get(JobState(job.state), frozenset()):
                 return False
             now = self._clock()
-            job.state, job.reason = state, reason or job.reason
+            job.state, job.reason = state, _text(reason) or job.reason
             if state is JobState.RUNNING:
                 job.started_at = now
             return True
@@ -246,10 +251,12 @@ class Store:
         with self._write.begin() as session:
             last = session.scalar(select(func.max(EventRow.seq)).where(EventRow.job_id == job_id))
             seq = 0 if last is None else last + 1
-            session.add(EventRow(job_id=job_id, seq=seq, at=at, state=state, detail=detail))
+            session.add(EventRow(job_id=job_id, seq=seq, at=at, state=state, detail=_text(detail)))
             return seq
 
     def events(self, job_id: str, *, after: int = -1) -> list[EventOut]:
+        if NUL in job_id:
+            return []
         with self._session() as session:
             rows = session.scalars(
                 select(EventRow)
@@ -269,13 +276,13 @@ class Store:
             if JobState(job.state) in TERMINAL:
                 return _job_out(job)
             now = self._clock()
-            job.state, job.reason, job.finished_at = state, reason, now
+            job.state, job.reason, job.finished_at = state, _text(reason), now
             if finding is not None:
                 job.finding_id = new_id()
                 session.add(FindingRow(
                     id=job.finding_id, job_id=job.id, repo=job.repo,
                     classification=finding.classification.value, status=finding.status.value,
-                    title=finding.title, created_at=now, body=finding.model_dump_json(),
+                    title=_text(finding.title), created_at=now, body=finding.model_dump_json(),
                 ))  # fmt: skip
             session.execute(
                 update(ClaimRow)
@@ -316,6 +323,8 @@ class Store:
     # ---- findings ---------------------------------------------------------------------
 
     def finding(self, finding_id: str) -> tuple[FindingSummary, Finding] | None:
+        if NUL in finding_id:
+            return None
         with self._session() as session:
             row = session.get(FindingRow, finding_id)
             if row is None:
@@ -329,6 +338,8 @@ class Store:
     ) -> FindingPage:  # fmt: skip
         """Newest first; `cursor` is the `next_cursor` of the page before (ValueError if
         it is not one)."""
+        if any(NUL in value for value in (repo, classification, status) if value):
+            return FindingPage(items=[])
         query = select(FindingRow)
         for column, value in (
             (FindingRow.repo, repo), (FindingRow.classification, classification),
@@ -364,9 +375,15 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
     try:
         text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         at, last_id = text.split("|", 1)
+        if NUL in last_id:
+            raise ValueError(last_id)
         return datetime.fromisoformat(at), last_id
     except (ValueError, binascii.Error, UnicodeDecodeError):
         raise ValueError("cursor is not one this API returned; pass next_cursor as is") from None
+
+
+def _text(value: str) -> str:
+    return value.replace(NUL, "")
 
 
 def _job_out(row: JobRow) -> JobOut:

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from api.deps import Caller, ServiceDep, read_body
+from api.deps import CALLER_RESPONSES, Caller, ServiceDep, read_body
 from api.errors import ApiError, describe
 from api.schemas import TERMINAL, Accepted, DiagnoseIn, JobDone, diagnose_examples
 from api.service import Service
@@ -20,7 +20,7 @@ from diagnoser.constants import MAX_PAYLOAD_BYTES, MAX_REPORT_BYTES
 from diagnoser.intake import IntakeError
 from diagnoser.intake.report import Source
 
-router = APIRouter(tags=["diagnose"])
+router = APIRouter(tags=["diagnose"], responses=CALLER_RESPONSES)
 WAIT_POLL_SECONDS = 0.1
 TEXT_TYPES = ("text/plain",)
 
@@ -33,7 +33,8 @@ OPENAPI_BODY: dict[str, Any] = {
                 "examples": diagnose_examples(),
             },
             "text/plain": {
-                "schema": {"type": "string", "minLength": 1},
+                # Not blank: a body of whitespace only is a 422 (`_parse`).
+                "schema": {"type": "string", "pattern": r"\S"},
                 "example": "Traceback (most recent call last):\n"
                 '  File "backend/jotter/api/notes.py", line 41, in list_notes\n'
                 "    return paginate(notes, page)\nIndexError: list index out of range\n",
@@ -49,7 +50,10 @@ OPENAPI_BODY: dict[str, Any] = {
     response_model=Accepted,
     responses={
         200: {"model": JobDone, "description": "the job ended within `wait` seconds"},
+        400: {"description": "the text/plain body is not UTF-8"},
+        404: {"description": "no such repo"},
         413: {"description": "the body is over the size limit"},
+        415: {"description": "the body is neither application/json nor text/plain"},
         422: {"description": "the report is not valid; the message says what to fix"},
     },
     openapi_extra=OPENAPI_BODY,
@@ -67,7 +71,7 @@ async def diagnose(
     """Diagnose a report: JSON `{"repo", "report": ReportIn}`, or a `text/plain` body with
     `?repo=`. Answers 202 with the job; an identical report (same repo and fingerprint)
     while its job runs, or within the dedupe window after, gets that job (`attached`)."""
-    name, report = await _parse(request, repo)
+    name, report = await _parse(request, repo, service)
     accepted = await run_in_threadpool(service.submit, service.repo(name), report)
     done = await _wait(service, accepted.job_id, min(wait, service.settings.max_wait_seconds))
     if done is not None:
@@ -76,7 +80,9 @@ async def diagnose(
     return accepted
 
 
-async def _parse(request: Request, repo: str | None) -> tuple[str | None, ReportIn]:
+async def _parse(
+    request: Request, repo: str | None, service: Service
+) -> tuple[str | None, ReportIn]:
     kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
     if kind in TEXT_TYPES:
         raw = await read_body(request, MAX_REPORT_BYTES)
@@ -95,6 +101,7 @@ async def _parse(request: Request, repo: str | None) -> tuple[str | None, Report
     except ValidationError as exc:
         raise ApiError(422, describe(exc.errors(include_url=False))) from None
     if body.repo and repo and body.repo != repo:
+        service.repo(repo), service.repo(body.repo)  # a name not configured: 404 first
         raise ApiError(422, f"repo {body.repo!r} in the body and {repo!r} in the query differ")
     return body.repo or repo, body.report
 

@@ -9,14 +9,15 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
+from pydantic import BeforeValidator
 from starlette.concurrency import run_in_threadpool
 
-from api.deps import Caller, ServiceDep
+from api.deps import CALLER_RESPONSES, Caller, ServiceDep
 from api.errors import ApiError
 from api.schemas import FindingOut, FindingPage
 from diagnoser.render import to_markdown, to_sarif_json
 
-router = APIRouter(prefix="/findings", tags=["findings"])
+router = APIRouter(prefix="/findings", tags=["findings"], responses=CALLER_RESPONSES)
 MARKDOWN = "text/markdown"
 SARIF = "application/sarif+json"
 
@@ -27,6 +28,20 @@ class Format(StrEnum):
     SARIF = "sarif"
 
 
+def _date_time(value: object) -> object:
+    """An ISO 8601 date-time with its UTC offset, as the spec says (`format: date-time`);
+    pydantic alone would also take a number of seconds, or a naive time."""
+    if not isinstance(value, str):
+        return value
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        parsed = None
+    if parsed is None or parsed.tzinfo is None:
+        raise ValueError("use an ISO 8601 date-time with its offset: 2024-05-01T00:00:00Z")
+    return parsed
+
+
 @router.get("", response_model=FindingPage, responses={400: {"description": "bad cursor"}})
 async def list_findings(  # noqa: PLR0917 (FastAPI passes query parameters by keyword)
     service: ServiceDep,
@@ -34,7 +49,11 @@ async def list_findings(  # noqa: PLR0917 (FastAPI passes query parameters by ke
     repo: Annotated[str | None, Query(max_length=64)] = None,
     classification: Annotated[str | None, Query(max_length=32)] = None,
     status: Annotated[str | None, Query(max_length=32)] = None,
-    since: Annotated[datetime | None, Query(description="only findings from then on")] = None,
+    since: Annotated[
+        datetime | None,
+        BeforeValidator(_date_time),
+        Query(description="only findings from then on (`2024-05-01T00:00:00Z`)"),
+    ] = None,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> FindingPage:

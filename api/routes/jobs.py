@@ -11,11 +11,11 @@ from fastapi import APIRouter, Header, Path, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from api.deps import Caller, ServiceDep
+from api.deps import CALLER_RESPONSES, Caller, ServiceDep
 from api.schemas import TERMINAL, EventOut, JobOut
 from api.service import Service
 
-router = APIRouter(prefix="/jobs", tags=["jobs"])
+router = APIRouter(prefix="/jobs", tags=["jobs"], responses=CALLER_RESPONSES)
 STREAM_POLL_SECONDS = 0.2
 KEEPALIVE_SECONDS = 15.0
 """A comment line this often keeps proxies from closing a quiet stream."""

@@ -8,12 +8,12 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
-from api.deps import Caller, ServiceDep
+from api.deps import CALLER_RESPONSES, Caller, ServiceDep
 from api.schemas import RepoOut
 from api.service import Service
 from repomap.constants import DEFAULT_MAP_TOKENS
 
-router = APIRouter(prefix="/repos", tags=["repos"])
+router = APIRouter(prefix="/repos", tags=["repos"], responses=CALLER_RESPONSES)
 MAX_FOCUS = 50
 MAX_MAP_TOKENS = 50_000
 

@@ -18,8 +18,10 @@ router = APIRouter(prefix="/webhooks", tags=["webhooks"])
 RESPONSES: dict[int | str, dict[str, object]] = {
     200: {"model": WebhookAck, "description": "ignored, or a replayed delivery"},
     202: {"model": WebhookAck, "description": "stored and queued"},
+    400: {"description": "the Content-Length header is not a number"},
     401: {"description": "the signature or token does not match"},
     403: {"description": "this webhook is not configured"},
+    404: {"description": "no such repo"},
     413: {"description": "the body is over the size limit"},
 }
 Repo = Annotated[str | None, Query(max_length=64, description="a configured repo")]

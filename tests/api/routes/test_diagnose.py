@@ -77,3 +77,11 @@ def test_an_oversized_body_is_413(client: TestClient) -> None:
     huge = b"a" * 2_000_001
     response = client.post("/diagnose", content=huge, headers={"Content-Type": "text/plain"})
     assert response.status_code == 413 and "2,000,000" in response.json()["detail"]
+
+
+def test_a_repo_not_configured_is_404_before_any_conflict(client: TestClient) -> None:
+    body = {"repo": "demo", "report": {"text": CRASH, "source": "crash_log"}}
+    response = client.post("/diagnose?repo=nope", json=body)
+    assert response.status_code == 404 and "nope" in response.json()["detail"]
+    response = client.post("/diagnose?repo=demo", json={**body, "repo": "nope"})
+    assert response.status_code == 404 and "nope" in response.json()["detail"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 from fastapi.testclient import TestClient
 
 from tests.api.conftest import SAMPLES
@@ -38,3 +40,36 @@ def test_findings_filter_and_page(client: TestClient) -> None:
     only = client.get("/findings?classification=praise").json()["items"]
     assert [f["id"] for f in only] == [praise]
     assert client.get("/findings?cursor=zzz").status_code == 400
+
+
+def test_since_takes_a_date_time_with_its_offset(client: TestClient) -> None:
+    finding_id = _finding_id(client, ISSUE, source="github")
+    items = client.get("/findings", params={"since": "2000-01-01T00:00:00Z"}).json()["items"]
+    assert [f["id"] for f in items] == [finding_id]
+    later = client.get("/findings", params={"since": "2999-01-01T00:00:00+02:00"}).json()
+    assert later["items"] == []
+    for loose in ("0.5", "1700000000", "2024-05-01", "2024-05-01T00:00:00", "soon"):
+        response = client.get("/findings", params={"since": loose})
+        assert response.status_code == 422, loose
+        assert "since" in response.json()["detail"] and "offset" in response.json()["detail"]
+
+
+def test_a_nul_in_a_filter_or_an_id_matches_nothing(client: TestClient) -> None:
+    """PostgreSQL cannot compare text holding a NUL: these were 500s there."""
+    _finding_id(client, ISSUE, source="github")
+    for name in ("repo", "classification", "status"):
+        response = client.get("/findings", params={name: "bug\x00"})
+        assert response.status_code == 200 and response.json()["items"] == [], name
+    assert client.get("/findings/a%00b").status_code == 404
+    nul_cursor = base64.urlsafe_b64encode(b"2024-05-01T00:00:00+00:00|a\x00").decode()
+    assert client.get("/findings", params={"cursor": nul_cursor}).status_code == 400
+
+
+def test_a_title_holding_a_nul_is_stored(client: TestClient) -> None:
+    """PostgreSQL text cannot hold a NUL: storing this Finding failed the job there."""
+    report = {"text": "boom\x00 x", "title": "t\x00"}  # "Not located: t\x00"
+    done = client.post("/diagnose?wait=60", json={"report": report}).json()
+    assert done["state"] == "complete", done["reason"]
+    listed = client.get("/findings").json()["items"]
+    assert [f["id"] for f in listed] == [done["finding_id"]]
+    assert "\x00" not in listed[0]["title"]

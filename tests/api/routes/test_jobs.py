@@ -55,3 +55,9 @@ def test_the_event_stream_runs_until_the_job_ends(client: TestClient) -> None:
 def test_an_unknown_job_is_404(client: TestClient) -> None:
     assert client.get("/jobs/nope").status_code == 404
     assert client.get("/jobs/nope/events").status_code == 404
+
+
+def test_a_job_id_holding_a_nul_is_404(client: TestClient) -> None:
+    """PostgreSQL cannot compare text holding a NUL: these were 500s there."""
+    assert client.get("/jobs/a%00").status_code == 404
+    assert client.get("/jobs/a%00/events").status_code == 404

@@ -1,0 +1,113 @@
+"""`diagnoser serve` as a real subprocess, for the tests that need the process itself
+(restart recovery, signals, the address it binds): started as
+`[sys.executable, "-m", "api.cli", "serve", …]` from the project root, with only the
+`DIAGNOSER_*` settings a test gives it, its stderr kept in a file.
+
+    with serve(env, log=tmp_path / "server.log") as server:
+        server.wait_ready()
+        server.client.post("/diagnose", …)
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+START_DEADLINE_SECONDS = 120.0
+"""Until `/readyz` says 200: a hang guard (a start takes a few seconds)."""
+STOP_DEADLINE_SECONDS = 60.0
+"""Until the process has exited after a signal: a hang guard."""
+POLL_SECONDS = 0.1
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on now (the server binds it a moment later)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def server_env(settings: Mapping[str, str]) -> dict[str, str]:
+    """This process's environment without its `DIAGNOSER_*` settings, plus `settings`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DIAGNOSER_")}
+    return {**env, **settings}
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "api.cli", *args]
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+    client: httpx.Client
+
+    @property
+    def output(self) -> str:
+        """What it printed so far (stdout and stderr)."""
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def wait_ready(self) -> None:
+        """Until `/readyz` answers 200; fails with the server's log if it exits first."""
+        deadline = time.monotonic() + START_DEADLINE_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(
+                    f"the server exited ({self.process.returncode}):\n{self.output}"
+                )
+            try:
+                if self.client.get("/readyz").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass  # not listening yet
+            time.sleep(POLL_SECONDS)
+        raise AssertionError(f"not ready within {START_DEADLINE_SECONDS} s:\n{self.output}")
+
+    def send(self, number: signal.Signals) -> int | None:
+        """Send `number`; the exit code once the process has ended (None: it runs on)."""
+        self.process.send_signal(number)
+        if number in (signal.SIGSTOP, signal.SIGCONT):
+            return None
+        return self.process.wait(timeout=STOP_DEADLINE_SECONDS)
+
+    def kill(self) -> None:
+        """`kill -9`: no shutdown, no cleanup, as a crash or an OOM kill would."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=STOP_DEADLINE_SECONDS)
+
+
+@contextmanager
+def serve(
+    settings: Mapping[str, str], *, log: Path, args: Sequence[str] = (), port: int | None = None
+) -> Iterator[Server]:
+    """A running `diagnoser serve` on a free loopback port; killed at the end if it still
+    runs (a stopped one is continued first, or SIGKILL would wait for nothing)."""
+    port = port or free_port()
+    with log.open("ab") as sink:
+        process = subprocess.Popen(
+            command("serve", "--port", str(port), *args),
+            cwd=ROOT, env=server_env(settings), stdout=sink, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60.0)
+    try:
+        yield Server(process, port, log, client)
+    finally:
+        client.close()
+        if process.poll() is None:
+            process.send_signal(signal.SIGCONT)
+            process.kill()
+        process.wait(timeout=STOP_DEADLINE_SECONDS)
