@@ -24,7 +24,7 @@ from pydantic.json_schema import models_json_schema
 from starlette.concurrency import run_in_threadpool
 
 from api import errors
-from api.auth import Guard, RateLimiter
+from api.auth import KEY_HEADER, Guard, RateLimiter
 from api.database import connect, is_sqlite, migrate, normalise_url
 from api.docs import mount_docs
 from api.jobs import Jobs, Runtime
@@ -100,7 +100,8 @@ def create_app(
     if service.settings.cors_origins:
         app.add_middleware(
             CORSMiddleware, allow_origins=list(service.settings.cors_origins),
-            allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type"],
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", KEY_HEADER, "Content-Type"],
         )  # fmt: skip
     app.middleware("http")(_measure(service.metrics))
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
