@@ -126,11 +126,17 @@ def _measure(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
         started = time.perf_counter()
-        response = await call_next(request)
-        route = getattr(request.scope.get("route"), "path", "unmatched")
-        metrics.observe_request(
-            request.method, route, response.status_code, time.perf_counter() - started
-        )
+
+        def observe(status: int) -> None:
+            route = getattr(request.scope.get("route"), "path", "unmatched")
+            metrics.observe_request(request.method, route, status, time.perf_counter() - started)
+
+        try:
+            response = await call_next(request)
+        except Exception:  # answered 500 by the outermost handler, after this middleware
+            observe(500)
+            raise
+        observe(response.status_code)
         return response
 
     return measure
