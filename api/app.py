@@ -24,7 +24,7 @@ from pydantic.json_schema import models_json_schema
 from starlette.concurrency import run_in_threadpool
 
 from api import errors
-from api.auth import Guard, RateLimiter
+from api.auth import KEY_HEADER, Guard, RateLimiter
 from api.database import connect, is_sqlite, migrate, normalise_url
 from api.docs import mount_docs
 from api.jobs import Jobs, Runtime
@@ -100,7 +100,8 @@ def create_app(
     if service.settings.cors_origins:
         app.add_middleware(
             CORSMiddleware, allow_origins=list(service.settings.cors_origins),
-            allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type"],
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", KEY_HEADER, "Content-Type"],
         )  # fmt: skip
     app.middleware("http")(_measure(service.metrics))
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
@@ -125,11 +126,17 @@ def _measure(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
         started = time.perf_counter()
-        response = await call_next(request)
-        route = getattr(request.scope.get("route"), "path", "unmatched")
-        metrics.observe_request(
-            request.method, route, response.status_code, time.perf_counter() - started
-        )
+
+        def observe(status: int) -> None:
+            route = getattr(request.scope.get("route"), "path", "unmatched")
+            metrics.observe_request(request.method, route, status, time.perf_counter() - started)
+
+        try:
+            response = await call_next(request)
+        except Exception:  # answered 500 by the outermost handler, after this middleware
+            observe(500)
+            raise
+        observe(response.status_code)
         return response
 
     return measure

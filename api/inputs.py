@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from diagnoser.intake import Intake, ReportIn, from_payload, load_json
+from pydantic import ValidationError
+
+from api.errors import describe
+from diagnoser.intake import Intake, IntakeError, ReportIn, from_payload, load_json
 
 DIAGNOSE = "diagnose"
 RESOURCE_HEADER = "sentry-hook-resource"
@@ -20,5 +23,8 @@ def read_input(source: str, raw: bytes, headers: Mapping[str, str]) -> list[Inta
     `source` is `diagnose` or the intake provider a webhook delivery was
     found to be (`api.deliveries.inspect`)."""
     if source == DIAGNOSE:
-        return [Intake(report=ReportIn.model_validate_json(raw))]
+        try:
+            return [Intake(report=ReportIn.model_validate_json(raw))]
+        except ValidationError as exc:  # one line, as for every other source
+            raise IntakeError(f"report: {describe(exc.errors(include_url=False))}") from None
     return from_payload(source, load_json(raw), resource=headers.get(RESOURCE_HEADER))

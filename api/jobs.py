@@ -86,6 +86,17 @@ class Prepared:
 
 
 @dataclass(frozen=True)
+class Preparation:
+    """What `prepare` made of the stored input."""
+
+    prepared: Prepared | None
+    """The report to investigate; None when the job already ended."""
+    parts: tuple[str, ...] = ()
+    """Jobs made for the payload's other reports, for the workflow to queue (a step
+    cannot start workflows)."""
+
+
+@dataclass(frozen=True)
 class Investigated:
     state: JobState
     reason: str
@@ -100,10 +111,12 @@ def _transient(exc: BaseException) -> bool:
 def diagnosis(job_id: str) -> str:
     """One job, from its stored input to a terminal state."""
     try:
-        prepared = prepare(job_id)
-        if prepared is None:
+        preparation = prepare(job_id)
+        for part_id in preparation.parts:
+            enqueue(part_id)
+        if preparation.prepared is None:
             return _state(job_id)
-        result = investigate(job_id, prepared)
+        result = investigate(job_id, preparation.prepared)
         return finish(job_id, result)
     except Exception as exc:  # a bug or a lost database: end it, saying so
         log.exception("job %s failed", job_id)
@@ -112,30 +125,31 @@ def diagnosis(job_id: str) -> str:
 
 
 @DBOS.step(retries_allowed=True, max_attempts=STEP_ATTEMPTS, should_retry=_transient)
-def prepare(job_id: str) -> Prepared | None:
-    """Stored input → the job's report; None when the job already ended (bad input, or
-    an identical report's job answers it)."""
+def prepare(job_id: str) -> Preparation:
+    """Stored input → the job's report (none when the job already ended: bad input, or
+    an identical report's job answers it), and a job for each other report in it."""
     rt = runtime()
     job_input = rt.store.job_input(job_id)
     if not rt.store.move(job_id, JobState.RUNNING):  # ended already: nothing to redo
-        return None
+        return Preparation(None, ())
     try:
         intakes = read_input(job_input.source, job_input.raw, job_input.headers)
     except (IntakeError, ValueError) as exc:
         reason = f"the input was refused: {exc}"
         rt.store.reject_report(job_input.report_id, reason)
         rt.store.finish(job_id, JobState.FAILED, reason=reason)
-        return None
+        return Preparation(None)
+    parts: list[str] = []
     if job_input.part == 0:
         for part in range(1, len(intakes)):  # a poll of several reviews: a job each
             part_id = str(uuid.uuid5(uuid.UUID(job_id), str(part)))  # the same on a re-run
-            if rt.store.new_job(
+            rt.store.new_job(
                 repo=job_input.repo, report_id=job_input.report_id, part=part, job_id=part_id
-            ):
-                enqueue(part_id)
+            )
+            parts.append(part_id)  # queued even if a re-run finds it made: enqueue is idempotent
     if job_input.part >= len(intakes):
         rt.store.finish(job_id, JobState.FAILED, reason="the payload holds fewer reports")
-        return None
+        return Preparation(None, tuple(parts))
     intake = intakes[job_input.part]
     if job_input.source != DIAGNOSE:  # /diagnose claimed in the request
         workspace = rt.workspaces.get(job_input.repo)
@@ -143,8 +157,8 @@ def prepare(job_id: str) -> Prepared | None:
             intake.report, traces=intake.traces, files=workspace.file_paths
         )
         if rt.store.claim(job_id, fingerprint) is not None:
-            return None
-    return Prepared(report=intake.report, intake=intake)
+            return Preparation(None, tuple(parts))
+    return Preparation(Prepared(report=intake.report, intake=intake), tuple(parts))
 
 
 @DBOS.step()

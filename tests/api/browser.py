@@ -168,16 +168,30 @@ def is_loopback_url(url: str) -> bool:
         return False
 
 
-def try_it_out(page: Page, method: str, path: str) -> ShownResponse:
+def try_it_out(page: Page, method: str, path: str, *, example: str | None = None) -> ShownResponse:
     """On a loaded Swagger UI page: open `method path`, "Try it out", "Execute", read the result.
 
-    The request is sent as Swagger UI pre-fills it (the body from the schema's example).
+    The request is sent as Swagger UI pre-fills it: the body from the schema's example, or
+    with several examples (a select box), the one shown first unless `example` names
+    another by its key or summary. Calling it again on the same operation sends a new
+    request (the operation stays open, the previous response is cleared first).
     """
     operation = page.locator(f".opblock.opblock-{method.lower()}").filter(
         has=page.locator(f'.opblock-summary-path[data-path="{path}"]')
     )
-    operation.locator(".opblock-summary").first.click()
-    operation.get_by_role("button", name="Try it out").click()
+    if "is-open" not in (operation.get_attribute("class") or "").split():
+        operation.locator(".opblock-summary").first.click()
+    toggle = operation.locator(".try-out__btn")  # "Try it out", then "Cancel"
+    toggle.wait_for()
+    if "cancel" not in (toggle.get_attribute("class") or "").split():
+        toggle.click()
+    if example is not None:
+        examples = operation.locator(".opblock-section-request-body select.examples-select-element")
+        examples.select_option(example)  # by value (the key) or label (the summary)
+    clear = operation.locator(".btn-clear")
+    if clear.count():
+        clear.click()
+        operation.locator(".live-responses-table").wait_for(state="detached")
     operation.get_by_role("button", name="Execute").click()
     response = operation.locator(".live-responses-table .response").first
     response.wait_for()

@@ -1,0 +1,195 @@
+"""The DBOS job workflow (`api.jobs`) on a running service: a poll of several reviews
+makes a job each, bad input fails its job and marks its report rejected, identical crash
+reports are investigated once, a job queued twice runs once, and jobs stored but never
+queued run when the queue launches."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from dbos import DBOS
+from fastapi.testclient import TestClient
+from sqlalchemy import text
+
+from api import ServiceSettings, create_app
+from api.inputs import DIAGNOSE
+from api.jobs import enqueue
+from api.service import Service
+from api.store import Store
+from diagnoser import ReportIn
+from diagnoser.intake import Source
+from tests.api.conftest import SAMPLES, SECRETS, wait_for_job
+
+TRACEBACK = (SAMPLES / "issue_load_more_500.md").read_text()
+CRASH = (SAMPLES / "android_logcat_open_shared.txt").read_text()
+REVIEWS = (
+    ("Crashes\tThe app crashes every time I open a shared note.", 1, "crash"),
+    ("Love it\tGreat app, works perfectly, thank you!", 5, "praise"),
+    ("Please add\tPlease add dark mode and tags to organise notes.", 4, "feature_request"),
+)
+"""Google Play review texts (title, a tab, the body), their stars, their classification."""
+
+
+def _service(client: TestClient) -> Service:
+    service: Service = client.app.state.service  # type: ignore[attr-defined]
+    return service
+
+
+def _play_poll(reviews: list[dict[str, Any]]) -> bytes:
+    """A Google Play `reviews.list` page."""
+    return json.dumps({"reviews": reviews, "tokenPagination": {}}).encode()
+
+
+def _play_review(number: int, text: str, stars: int) -> dict[str, Any]:
+    comment = {"text": text, "starRating": stars, "appVersionName": "2.4.1",
+               "reviewerLanguage": "en", "lastModified": {"seconds": "1714936021"}}  # fmt: skip
+    return {"reviewId": f"gp:{number}", "authorName": f"user {number}",
+            "comments": [{"userComment": comment}]}  # fmt: skip
+
+
+def _post_reviews(client: TestClient, body: bytes) -> str:
+    response = client.post(f"/webhooks/reviews?token={SECRETS['webhook_token']}", content=body)
+    assert response.status_code == 202, response.text
+    return str(response.json()["job_id"])
+
+
+def _rows(client: TestClient, sql: str, **params: object) -> list[tuple[Any, ...]]:
+    with _service(client).store.engine.connect() as connection:
+        return [tuple(row) for row in connection.execute(text(sql), params)]
+
+
+def _sibling_jobs(client: TestClient, job_id: str) -> list[tuple[str, int]]:
+    """(job id, part) of every job made from `job_id`'s stored input, by part."""
+    rows = _rows(
+        client,
+        "SELECT id, part FROM jobs WHERE report_id = "
+        "(SELECT report_id FROM jobs WHERE id = :job) ORDER BY part",
+        job=job_id,
+    )
+    return [(str(i), int(p)) for i, p in rows]
+
+
+def _report_of(client: TestClient, job_id: str) -> tuple[str, str | None]:
+    """(source, rejected) of the stored input a job works from."""
+    report_id = _service(client).store.job_input(job_id).report_id
+    [(source, rejected)] = _rows(
+        client, "SELECT source, rejected FROM reports WHERE id = :id", id=report_id
+    )
+    return str(source), rejected
+
+
+def _finding(client: TestClient, job: dict[str, Any]) -> dict[str, Any]:
+    assert job["finding_id"], job
+    found: dict[str, Any] = client.get(f"/findings/{job['finding_id']}").json()["finding"]
+    return found
+
+
+def test_a_poll_of_several_reviews_makes_one_job_per_review(client: TestClient) -> None:
+    reviews = [_play_review(n, text, stars) for n, (text, stars, _) in enumerate(REVIEWS)]
+    first = _post_reviews(client, _play_poll(reviews))
+    wait_for_job(client, first)
+    jobs = _sibling_jobs(client, first)
+    assert [part for _, part in jobs] == [0, 1, 2]
+    assert jobs[0][0] == first and len({job_id for job_id, _ in jobs}) == 3
+    kinds = [_finding(client, wait_for_job(client, job_id))["classification"]
+             for job_id, _ in jobs]  # fmt: skip
+    assert kinds == [kind for *_, kind in REVIEWS]  # each job answers its own review
+    assert _report_of(client, first) == ("google_play", None)
+
+
+def test_a_payload_that_fails_intake_fails_its_job_and_rejects_the_report(
+    client: TestClient,
+) -> None:
+    no_comment = {"reviewId": "gp:1", "authorName": "someone", "comments": []}
+    job_id = _post_reviews(client, _play_poll([no_comment]))
+    job = wait_for_job(client, job_id)
+    assert job["state"] == "failed" and job["finding_id"] is None
+    assert job["reason"].startswith("the input was refused: ") and "comments" in job["reason"]
+    assert _report_of(client, job_id) == ("google_play", job["reason"])
+
+
+def _github_issue(client: TestClient, delivery: str) -> str:
+    body = json.dumps({
+        "action": "opened",
+        "issue": {"number": 7, "title": "Load more fails with a 500", "body": TRACEBACK,
+                  "html_url": "https://github.com/acme/jotter/issues/7", "labels": [],
+                  "user": {"login": "ana"}},
+        "repository": {"full_name": "acme/jotter"},
+    }).encode()  # fmt: skip
+    digest = hmac.new(SECRETS["github_secret"].encode(), body, hashlib.sha256).hexdigest()
+    headers = {"X-Hub-Signature-256": f"sha256={digest}", "X-GitHub-Delivery": delivery,
+               "X-GitHub-Event": "issues", "Content-Type": "application/json"}  # fmt: skip
+    response = client.post("/webhooks/github", content=body, headers=headers)
+    assert response.status_code == 202, response.text
+    return str(response.json()["job_id"])
+
+
+def test_an_identical_webhook_report_ends_duplicate_of_the_first(client: TestClient) -> None:
+    first = wait_for_job(client, _github_issue(client, "delivery-1"))
+    assert first["state"] == "complete"
+    second = wait_for_job(client, _github_issue(client, "delivery-2"))
+    assert second["id"] != first["id"]
+    assert second["state"] == "duplicate" and second["duplicate_of"] == first["id"]
+    assert second["finding_id"] is None and first["id"] in second["reason"]
+    assert client.get(f"/jobs/{first['id']}").json()["occurrences"] == 2
+    assert len(client.get("/findings").json()["items"]) == 1
+
+
+def test_identical_webhook_reports_together_are_investigated_once(client: TestClient) -> None:
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        job_ids = list(pool.map(lambda n: _github_issue(client, f"burst-{n}"), range(3)))
+    jobs = [wait_for_job(client, job_id) for job_id in job_ids]
+    [holder] = [job for job in jobs if job["state"] == "complete"]
+    duplicates = [job for job in jobs if job["state"] == "duplicate"]
+    assert len(duplicates) == 2 and all(d["duplicate_of"] == holder["id"] for d in duplicates)
+    assert client.get(f"/jobs/{holder['id']}").json()["occurrences"] == 3
+    assert len(client.get("/findings").json()["items"]) == 1
+
+
+def _stored_job(store: Store, report: str) -> str:
+    """A queued `/diagnose` job put in the database, not on the queue."""
+    raw = ReportIn(text=report, source=Source.CRASH_LOG).model_dump_json().encode()
+    report_id = store.add_report(repo="demo", source=DIAGNOSE, raw=raw)
+    return store.submit(repo="demo", report_id=report_id, fingerprint=None, window=0).job.id
+
+
+def _received(events: list[dict[str, Any]]) -> int:
+    return sum(1 for event in events if event["state"] == "received")
+
+
+def test_a_job_queued_twice_runs_once(client: TestClient) -> None:
+    job_id = _stored_job(_service(client).store, CRASH)
+    enqueue(job_id)
+    enqueue(job_id)
+    assert wait_for_job(client, job_id)["state"] == "complete"
+    events = client.get(f"/jobs/{job_id}/events").json()
+    assert _received(events) == 1 and "restarted" not in {e["state"] for e in events}
+    enqueue(job_id)  # after it ended: the same workflow, not a new run
+    assert DBOS.retrieve_workflow(job_id).get_result() == "complete"
+    assert DBOS.get_workflow_status(job_id).status == "SUCCESS"  # type: ignore[union-attr]
+    assert client.get(f"/jobs/{job_id}/events").json() == events
+    assert len(client.get("/findings").json()["items"]) == 1
+
+
+@pytest.fixture
+def stored_before_start(
+    store: Store, service_settings: ServiceSettings
+) -> Iterator[tuple[TestClient, str]]:
+    """A job accepted by a process that died before queueing it, then a service started."""
+    job_id = _stored_job(store, CRASH)
+    with TestClient(create_app(service_settings)) as client:
+        yield client, job_id
+
+
+def test_jobs_stored_but_never_queued_run_when_the_queue_launches(
+    stored_before_start: tuple[TestClient, str],
+) -> None:
+    client, job_id = stored_before_start
+    job = wait_for_job(client, job_id)
+    assert job["state"] == "complete" and _finding(client, job)["classification"] == "crash"
