@@ -239,6 +239,8 @@ def _stop_now(pool: concurrent.futures.ProcessPoolExecutor) -> None:
     # (`terminate_workers` arrives in 3.14); both are None once the pool is shut down.
     workers = list((getattr(pool, "_processes", None) or {}).values())
     results = getattr(pool, "_result_queue", None)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pending: dict[int, object] = getattr(pool, "_pending_work_items", None) or {}
     pool.shutdown(wait=False, cancel_futures=True)
     for worker in workers:
         worker.terminate()
@@ -251,8 +253,15 @@ def _stop_now(pool: concurrent.futures.ProcessPoolExecutor) -> None:
     # result pipe: the pool's manager thread, reading it, would wait for the rest for
     # ever, and the interpreter joins that thread on exit. With every worker gone, our
     # own write end is the last one: closing it turns that wait into end-of-file.
+    # It then fails every pending future, and 3.11 raises InvalidStateError in that thread
+    # for the ones we cancelled (fixed in 3.12): nobody waits for them, so forget them.
+    pending.clear()
     if results is not None:
         results._writer.close()
+    # Let that thread see the end and wind the pool down now: left running, it races the
+    # interpreter's exit and may print a stray `OSError` after our one line.
+    if manager is not None:
+        manager.join(WORKER_STOP_SECONDS)
 
 
 def _tag_chunk(root: Path, entries: list[FileEntry]) -> list[cache.CachedFile]:
