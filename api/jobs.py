@@ -46,6 +46,10 @@ QUEUE = "diagnoses"
 POLL_SECONDS = 0.25
 """How often an idle worker looks at the queue (a new job waits at most this long)."""
 STEP_ATTEMPTS = 3
+SHUTDOWN_GRACE_SECONDS = 10
+"""How long a stop waits for the diagnoses running in this process to end (the queue
+takes no new ones meanwhile); one still running then is abandoned, and runs again at
+the next start (recovery)."""
 """Tries of a step that failed on a transient error (a locked or lost database)."""
 OUTCOME_STATES = {
     State.COMPLETE: JobState.COMPLETE,
@@ -239,7 +243,12 @@ class Jobs:
 
     def shutdown(self) -> None:
         if self.launched:
-            DBOS.destroy(destroy_registry=False)
+            # Without a grace, a running workflow outlives DBOS and fails on its next step
+            # ("System database accessed before DBOS was launched"), in a traceback. DBOS
+            # waits in whole seconds even for nothing: skip the wait when nothing runs.
+            running = self.runtime.store.job_counts().get(JobState.RUNNING.value, 0)
+            grace = SHUTDOWN_GRACE_SECONDS if running else 0
+            DBOS.destroy(destroy_registry=False, workflow_completion_timeout_sec=grace)
             self.launched = False
         _installed.clear()
 

@@ -1,6 +1,8 @@
 """Restart recovery (issue 10 §5): `diagnoser serve`, a real process, killed with SIGKILL
 while it investigates, then started again on the same database, finishes every job it
 had accepted, each once: one Finding per job, and the interrupted one says `restarted`.
+Stopped with SIGTERM instead, it lets the running job end first and leaves the queued
+ones to the next start.
 
 Catching the server mid-investigation without a test hook: the offline model diagnoses
 a demo report in a few tenths of a second, too quick to kill reliably by timing alone.
@@ -95,8 +97,9 @@ def _freeze(server: Server) -> None:
         time.sleep(0.001)
 
 
-def kill_mid_investigation(server: Server, store: Store, job_ids: list[str]) -> dict[str, Seen]:
-    """SIGKILL the server at a moment a job is investigating; what each job was then."""
+def catch_investigating(server: Server, store: Store, job_ids: list[str]) -> dict[str, Seen]:
+    """Freeze the server at a moment a job is investigating (it stays frozen until sent
+    SIGCONT or killed); what each job was then."""
     deadline = time.monotonic() + CATCH_DEADLINE_SECONDS
     while time.monotonic() < deadline:
         _freeze(server)
@@ -105,7 +108,6 @@ def kill_mid_investigation(server: Server, store: Store, job_ids: list[str]) -> 
         except OperationalError:  # frozen inside an SQLite lock the reader needs: go on
             seen = {}
         if any(job.investigating for job in seen.values()):
-            server.kill()
             return seen
         if seen and all(job.state in ENDED for job in seen.values()):
             raise AssertionError(f"every job ended before one was caught investigating: {seen}")
@@ -118,6 +120,20 @@ def _seen(store: Store, job_id: str) -> Seen:
     job = store.job(job_id)
     assert job is not None
     return Seen(job.state.value, tuple(event.state for event in store.events(job_id)))
+
+
+def submit_all(server: Server) -> list[str]:
+    accepted = [server.client.post("/diagnose", json={"report": r}) for r in REPORTS]
+    assert [response.status_code for response in accepted] == [202] * len(REPORTS)
+    return [str(response.json()["job_id"]) for response in accepted]
+
+
+def _settings(tmp_path: Path, url: str) -> dict[str, str]:
+    return {
+        "DIAGNOSER_HOME": str(tmp_path / "home"),
+        "DIAGNOSER_DATABASE_URL": url,
+        "DIAGNOSER_JOB_CONCURRENCY": "1",
+    }
 
 
 def wait_for_jobs(server: Server, job_ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -141,17 +157,12 @@ def findings_by_job(server: Server) -> Counter[tuple[str, str]]:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_killed_server_finishes_every_accepted_job_once(backend: str, tmp_path: Path) -> None:
     with fresh_database(backend, tmp_path) as url, reader(url) as store:
-        settings = {
-            "DIAGNOSER_HOME": str(tmp_path / "home"),
-            "DIAGNOSER_DATABASE_URL": url,
-            "DIAGNOSER_JOB_CONCURRENCY": "1",
-        }
+        settings = _settings(tmp_path, url)
         with serve(settings, log=tmp_path / "first.log") as first:
             first.wait_ready()
-            accepted = [first.client.post("/diagnose", json={"report": r}) for r in REPORTS]
-            assert [response.status_code for response in accepted] == [202] * len(REPORTS)
-            job_ids = [str(response.json()["job_id"]) for response in accepted]
-            at_kill = kill_mid_investigation(first, store, job_ids)
+            job_ids = submit_all(first)
+            at_kill = catch_investigating(first, store, job_ids)
+            first.kill()
 
         interrupted = {job_id for job_id, job in at_kill.items() if job.investigating}
         not_started = {job_id for job_id, job in at_kill.items() if not job.events}
@@ -179,3 +190,33 @@ def test_a_killed_server_finishes_every_accepted_job_once(backend: str, tmp_path
             for job_id in job_ids:
                 assert third.client.get(f"/jobs/{job_id}").json() == jobs[job_id]
                 assert third.client.get(f"/jobs/{job_id}/events").json() == events[job_id]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_stop_lets_the_running_job_end_and_keeps_the_queue(backend: str, tmp_path: Path) -> None:
+    with fresh_database(backend, tmp_path) as url, reader(url) as store:
+        settings = _settings(tmp_path, url)
+        with serve(settings, log=tmp_path / "first.log") as first:
+            first.wait_ready()
+            job_ids = submit_all(first)
+            at_stop = catch_investigating(first, store, job_ids)
+            first.process.send_signal(signal.SIGTERM)  # handled once it goes on
+            first.send(signal.SIGCONT)
+            assert first.process.wait(timeout=STOP_DEADLINE_SECONDS) == 0, first.output
+            assert "Traceback" not in first.output
+
+        after = {job_id: _seen(store, job_id) for job_id in job_ids}
+        running = next(job_id for job_id, job in at_stop.items() if job.investigating)
+        assert after[running].state == "complete", after  # it ended before the process
+        assert {job.state for job in after.values()} <= ENDED | {"queued"}, after  # none halfway
+
+        with serve(settings, log=tmp_path / "second.log") as second:
+            second.wait_ready()
+            jobs = wait_for_jobs(second, job_ids)
+            events = {i: second.client.get(f"/jobs/{i}/events").json() for i in job_ids}
+            assert findings_by_job(second) == Counter(
+                (job_id, job["finding_id"]) for job_id, job in jobs.items()
+            )
+        for job_id, job in jobs.items():
+            states = [event["state"] for event in events[job_id]]
+            assert job["state"] in ("complete", "not_actionable") and "restarted" not in states
