@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from api.errors import ApiError
 from api.service import Service
@@ -19,14 +20,23 @@ def get_service(request: Request) -> Service:
 ServiceDep = Annotated[Service, Depends(get_service)]
 
 
+BEARER = HTTPBearer(auto_error=False, description="an API key (DIAGNOSER_API_KEYS)")
+API_KEY = APIKeyHeader(
+    name="X-API-Key", auto_error=False, description="an API key (DIAGNOSER_API_KEYS)"
+)
+"""Declared as security schemes, so the spec says how to authenticate and Swagger UI has
+an Authorize button; the check itself is `Guard.check`'s."""
+
+
 async def authorised(
     request: Request,
     service: ServiceDep,
-    authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
-    x_api_key: Annotated[str | None, Header(include_in_schema=False)] = None,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)] = None,
+    x_api_key: Annotated[str | None, Depends(API_KEY)] = None,
 ) -> str:
     """The caller's identity (key digest or address) after the key and rate checks."""
     address = request.client.host if request.client else "unknown"
+    authorization = f"Bearer {bearer.credentials}" if bearer else None
     return service.guard.check(authorization=authorization, api_key=x_api_key, address=address)
 
 

@@ -25,6 +25,10 @@ from tests.api.conftest import DEMO, SECRETS
 MAX_EXAMPLES = 25
 """Examples per operation and generation phase: enough to hit every parameter's
 boundaries, small enough that the whole file runs in well under a minute."""
+API_KEY = "schemathesis-key"
+AUTH = {"Authorization": f"Bearer {API_KEY}"}
+"""Keys are configured, so the spec's security schemes hold: schemathesis checks that
+a request without a valid key is refused (`ignored_auth`), and sends this one otherwise."""
 MAX_WAIT_SECONDS = 0.5
 """Cap of `POST /diagnose?wait=` here, so a generated `wait=600` costs half a second."""
 
@@ -38,6 +42,7 @@ def _settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ServiceSetting
         # Every request should reach its route: the limiter would answer most of them
         # 429 after the first few hundred (429 itself is documented, see below).
         "rate_limit_per_minute": 10_000_000,
+        "api_keys": (API_KEY,),
         **SECRETS,
     }
     return ServiceSettings(**options)
@@ -77,7 +82,7 @@ def excluded_checks(case: schemathesis.Case[Any]) -> list[schemathesis.CheckFunc
 # Raised inside schemathesis' own strategies (4.32), not by anything here.
 @pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisDeprecationWarning")
 def test_every_operation_conforms_to_the_spec(case: schemathesis.Case[Any]) -> None:
-    case.call_and_validate(excluded_checks=excluded_checks(case))
+    case.call_and_validate(headers=AUTH, excluded_checks=excluded_checks(case))
 
 
 # ---- what schemathesis found, pinned --------------------------------------------------
@@ -120,6 +125,7 @@ def test_what_a_route_may_answer_is_documented(spec: dict[str, Any]) -> None:
         for method, operation in spec["paths"][path].items():
             assert {"401", "429"} <= set(operation["responses"]), (method, path)
             assert "Retry-After" in operation["responses"]["429"]["headers"]
+            assert {"HTTPBearer", "APIKeyHeader"} <= {k for r in operation["security"] for k in r}
     diagnose = spec["paths"]["/diagnose"]["post"]
     assert {"400", "404", "413", "415", "422"} <= set(diagnose["responses"])
     for path, item in spec["paths"].items():
