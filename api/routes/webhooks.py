@@ -4,14 +4,15 @@ an event we do not act on gets a 200 saying it was ignored."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import ServiceDep, read_body
-from api.schemas import WebhookAck
+from api.schemas import WebhookAck, sample
 from diagnoser.constants import MAX_PAYLOAD_BYTES
 
 router = APIRouter(prefix="/webhooks", tags=["webhooks"])
@@ -39,25 +40,46 @@ async def _deliver(
     return JSONResponse(ack.model_dump(mode="json"), status_code=status)
 
 
-@router.post("/sentry", status_code=202, response_model=WebhookAck, responses=RESPONSES)
+def _body(sample_name: str | None = None) -> dict[str, Any]:
+    """The raw JSON body a provider sends (read by hand, so declared here), with a real
+    delivery from `sample_reports/` as its example when there is one."""
+    media: dict[str, Any] = {"schema": {"type": "object"}}
+    if sample_name:
+        media["example"] = json.loads(sample(sample_name))
+    return {"requestBody": {"required": True, "content": {"application/json": media}}}
+
+
+@router.post(
+    "/sentry", status_code=202, response_model=WebhookAck, responses=RESPONSES,
+    openapi_extra=_body("sentry_event_alert_share.json"),
+)  # fmt: skip
 async def sentry(request: Request, service: ServiceDep, repo: Repo = None) -> JSONResponse:
     """Sentry integration webhooks (`Sentry-Hook-Signature`, deduplicated by `Request-ID`)."""
     return await _deliver(request, service, "sentry", repo)
 
 
-@router.post("/github", status_code=202, response_model=WebhookAck, responses=RESPONSES)
+@router.post(
+    "/github", status_code=202, response_model=WebhookAck, responses=RESPONSES,
+    openapi_extra=_body("github_issue_opened_share_expiry.json"),
+)  # fmt: skip
 async def github(request: Request, service: ServiceDep, repo: Repo = None) -> JSONResponse:
     """GitHub `issues` events (`X-Hub-Signature-256`, deduplicated by `X-GitHub-Delivery`)."""
     return await _deliver(request, service, "github", repo)
 
 
-@router.post("/standard", status_code=202, response_model=WebhookAck, responses=RESPONSES)
+@router.post(
+    "/standard", status_code=202, response_model=WebhookAck, responses=RESPONSES,
+    openapi_extra=_body(),
+)  # fmt: skip
 async def standard(request: Request, service: ServiceDep, repo: Repo = None) -> JSONResponse:
     """Standard Webhooks (`webhook-signature` within ±5 min, deduplicated by `webhook-id`)."""
     return await _deliver(request, service, "standard", repo)
 
 
-@router.post("/bugsnag/{token}", status_code=202, response_model=WebhookAck, responses=RESPONSES)
+@router.post(
+    "/bugsnag/{token}", status_code=202, response_model=WebhookAck, responses=RESPONSES,
+    openapi_extra=_body(),
+)  # fmt: skip
 async def bugsnag(
     token: Token, request: Request, service: ServiceDep, repo: Repo = None
 ) -> JSONResponse:
@@ -65,7 +87,10 @@ async def bugsnag(
     return await _deliver(request, service, "bugsnag", repo, token)
 
 
-@router.post("/rollbar/{token}", status_code=202, response_model=WebhookAck, responses=RESPONSES)
+@router.post(
+    "/rollbar/{token}", status_code=202, response_model=WebhookAck, responses=RESPONSES,
+    openapi_extra=_body(),
+)  # fmt: skip
 async def rollbar(
     token: Token, request: Request, service: ServiceDep, repo: Repo = None
 ) -> JSONResponse:
@@ -73,7 +98,10 @@ async def rollbar(
     return await _deliver(request, service, "rollbar", repo, token)
 
 
-@router.post("/reviews", status_code=202, response_model=WebhookAck, responses=RESPONSES)
+@router.post(
+    "/reviews", status_code=202, response_model=WebhookAck, responses=RESPONSES,
+    openapi_extra=_body("google_play_review_freeze_de.json"),
+)  # fmt: skip
 async def reviews(
     request: Request,
     service: ServiceDep,
