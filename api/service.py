@@ -68,12 +68,9 @@ class Service:
         """Queue a diagnosis, or attach to the job answering an identical report."""
         workspace = self.workspaces.get(repo)
         fingerprint = report_fingerprint(report, files=workspace.file_paths)
-        report_id = self.store.add_report(
-            repo=repo, source=DIAGNOSE, raw=report.model_dump_json().encode(),
-            content_type="application/json",
-        )  # fmt: skip
         submitted = self.store.submit(
-            repo=repo, report_id=report_id, fingerprint=fingerprint,
+            repo=repo, source=DIAGNOSE, raw=report.model_dump_json().encode(),
+            content_type="application/json", fingerprint=fingerprint,
             window=self.settings.dedupe_window_seconds,
         )  # fmt: skip
         if not submitted.attached:
