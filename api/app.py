@@ -12,12 +12,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
@@ -28,7 +28,7 @@ from api.auth import KEY_HEADER, Guard, RateLimiter
 from api.database import connect, is_sqlite, migrate, normalise_url
 from api.docs import mount_docs
 from api.jobs import Jobs, Runtime
-from api.metrics import Metrics
+from api.metrics import MeasureRequests, Metrics
 from api.routes import diagnose, findings, health, jobs, repos, webhooks
 from api.schemas import DiagnoseIn
 from api.service import Service
@@ -103,7 +103,7 @@ def create_app(
             allow_methods=["GET", "POST"],
             allow_headers=["Authorization", KEY_HEADER, "Content-Type"],
         )  # fmt: skip
-    app.middleware("http")(_measure(service.metrics))
+    app.add_middleware(MeasureRequests, metrics=service.metrics)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
@@ -117,29 +117,6 @@ def _warm(service: Service) -> None:
             log.exception("could not index repo %s", name)
             continue
         log.info("repo %s indexed in %.1f s", name, time.monotonic() - started)
-
-
-def _measure(
-    metrics: Metrics,
-) -> Callable[[Request, Callable[[Request], Awaitable[Response]]], Awaitable[Response]]:
-    async def measure(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        started = time.perf_counter()
-
-        def observe(status: int) -> None:
-            route = getattr(request.scope.get("route"), "path", "unmatched")
-            metrics.observe_request(request.method, route, status, time.perf_counter() - started)
-
-        try:
-            response = await call_next(request)
-        except Exception:  # answered 500 by the outermost handler, after this middleware
-            observe(500)
-            raise
-        observe(response.status_code)
-        return response
-
-    return measure
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:

@@ -6,15 +6,19 @@ across processes and restarts.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.schemas import JobState
 from diagnoser import Finding
 
+UNMATCHED = "unmatched"
+"""The route label of a request no route matched."""
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 JOB_BUCKETS = (0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600)
@@ -73,3 +77,40 @@ class Metrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+
+class MeasureRequests:
+    """ASGI middleware: every HTTP request counted by method, route template and status,
+    and timed until its answer starts (a stream's body is not counted). A plain ASGI
+    middleware: Starlette's `BaseHTTPMiddleware` (`@app.middleware("http")`) runs each
+    request in a task group with memory streams, ~0.3 ms of CPU a request."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        answered = False
+
+        def observe(status: int) -> None:
+            route = getattr(scope.get("route"), "path", UNMATCHED)
+            seconds = time.perf_counter() - started
+            self.metrics.observe_request(scope["method"], route, status, seconds)
+
+        async def measured(message: Message) -> None:
+            nonlocal answered
+            if message["type"] == "http.response.start" and not answered:
+                answered = True
+                observe(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, measured)
+        except Exception:  # answered 500 by the outermost handler, after this middleware
+            if not answered:
+                observe(500)
+            raise
