@@ -32,11 +32,8 @@ from typing import Any
 
 TIMED = (
     "api.service:Service.submit",
-    "api.service:build_report",
+    "api.service:report_fingerprint",
     "diagnoser.intake.intake:find_traces",
-    "diagnoser.intake.intake:find_mentions",
-    "diagnoser.intake.intake:classify",
-    "api.store:Store.add_report",
     "api.store:Store.submit",
     "api.store:Store.finding",
     "api.service:Service.deliver",
