@@ -40,14 +40,11 @@ TIMED = (
     "api.signatures:verify_github",
     "api.deliveries:inspect",
     "api.store:Store.deliver",
+    "api.jobs:Jobs.enqueue",
 )
 """`module:attribute` of each timed function (synchronous ones: they run in one thread)."""
 
 Totals = dict[str, list[float]]
-
-
-ENQUEUE = "api.jobs:enqueue"
-"""Timed apart: `Service` holds it as a dataclass default, bound in its `__init__`."""
 
 
 def install_timers(totals: Totals) -> None:
@@ -59,11 +56,6 @@ def install_timers(totals: Totals) -> None:
         for parent in parents:
             owner = getattr(owner, parent)
         setattr(owner, name, _timed(target, getattr(owner, name), totals, lock))
-    from api import jobs, service  # noqa: PLC0415
-
-    timed = _timed(ENQUEUE, jobs.enqueue, totals, lock)
-    init: Any = service.Service.__init__
-    init.__defaults__ = tuple(timed if d is jobs.enqueue else d for d in init.__defaults__)
 
 
 def _timed(
