@@ -48,11 +48,14 @@ DESCRIPTION = (
 )
 
 
-def build_service(settings: ServiceSettings) -> Service:
-    """Everything the routes need; ConfigError (one line) on a bad setting."""
+def build_service(settings: ServiceSettings, *, runner: bool = True) -> Service:
+    """Everything the routes need; ConfigError (one line) on a bad setting. `runner`:
+    this process runs the jobs (and migrates the database first); else it only enqueues
+    them (a web worker of `diagnoser serve --workers N`)."""
     url = normalise_url(settings.database_url or default_database_url())
     engine = connect(url)
-    migrate(engine)
+    if runner:
+        migrate(engine)
     store = Store(engine)
     workspaces = Workspaces(settings.repos, settings)
     model = resolve_model(settings.model, setting="DIAGNOSER_MODEL")
@@ -66,7 +69,7 @@ def build_service(settings: ServiceSettings) -> Service:
     data_dir = Path(engine.url.database or "").parent if is_sqlite(url) else data_home()
     return Service(
         settings=settings, store=store, workspaces=workspaces,
-        jobs=Jobs(runtime, database_url=url, data_dir=data_dir),
+        jobs=Jobs(runtime, database_url=url, data_dir=data_dir, runner=runner),
         guard=Guard(settings.key_hashes(), RateLimiter(settings.rate_limit_per_minute)),
         metrics=metrics,
     )  # fmt: skip
