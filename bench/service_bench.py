@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/service_bench.py [--database sqlite|postgresql] [--requests N]
         [--concurrency C] [--burst 1000] [--big-requests M] [--port P] [--phases …]
-        [--client raw|httpx] [--profile timers|cpu|wall]
+        [--client raw|httpx] [--profile timers|cpu|wall] [--workers W]
 
 Starts the real server (`python -m api.cli serve`) on a fresh `DIAGNOSER_HOME` (SQLite)
 or a fresh PostgreSQL database on 127.0.0.1:5432 (created here, dropped after), with the
@@ -26,6 +26,8 @@ included), the server's CPU per request (and its PostgreSQL backends'), and the 
 of the server and its children (VmRSS from /proc, sampled every 0.1 s); the end prints
 the server's VmHWM. `--profile` runs the server under `bench/service_profile.py`:
 `timers` prints, per phase, CPU and wall ms per request of the request path's functions.
+`--workers W` starts the server with W web worker processes (`diagnoser serve --workers`;
+server CPU and memory are then the whole process tree's; `--profile` needs one process).
 """
 
 from __future__ import annotations
@@ -345,6 +347,10 @@ def parser() -> argparse.ArgumentParser:
     cli.add_argument("--big-requests", type=int, default=100, help="2 MiB webhooks (100)")
     cli.add_argument("--port", type=int, default=8790)
     cli.add_argument(
+        "--workers", type=int, default=1,
+        help="web worker processes of the server (diagnoser serve --workers; 1)",
+    )  # fmt: skip
+    cli.add_argument(
         "--client", choices=["raw", "httpx"], default="raw",
         help="the load's HTTP client: keep-alive connections on asyncio streams, or httpx",
     )  # fmt: skip
@@ -369,6 +375,8 @@ def main() -> int:
     args = cli.parse_args()
     if unknown := set(args.phases.split(",")) - PHASES:
         cli.error(f"unknown phase(s): {', '.join(sorted(unknown))}")
+    if args.profile and args.workers > 1:
+        cli.error("--profile runs one server process: use it with --workers 1")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # the burst's connections
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8 * args.burst)), hard))
     started = datetime.now(UTC)
@@ -377,7 +385,7 @@ def main() -> int:
     with (
         tempfile.TemporaryDirectory(prefix="diagnoser-bench-") as tmp,
         database(args.database) as url,
-        server(args.port, url, Path(tmp), profile) as process,
+        server(args.port, url, Path(tmp), profile, args.workers) as process,
     ):
         base = f"http://127.0.0.1:{args.port}"
         ready = wait_ready(base, process)
@@ -393,7 +401,8 @@ def main() -> int:
             hwm = sum(status_kb(pid, "VmHWM") for pid in pids)
     load_average = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"\n{started:%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, database {args.database}, "
-          f"ready after {ready:.1f} s, load average at the end {load_average}")  # fmt: skip
+          f"{args.workers} web worker(s), ready after {ready:.1f} s, "
+          f"load average at the end {load_average}")  # fmt: skip
     print(table(bench))
     for note in bench.notes:
         print(f"- {note}")
