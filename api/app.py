@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from anyio import to_thread
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
@@ -40,6 +41,14 @@ from diagnoser.settings import default_database_url
 from repomap import data_home
 
 log = logging.getLogger(__name__)
+WEB_WORKER_THREADS = 8
+"""Threads for a web worker's blocking work (routes call the database in threads; AnyIO's
+default is 40). They take turns at one GIL, so a few keep the core busy and more only
+add switching: with `--workers 2`, 8 threads accepted 1.2x the distinct reports of 40
+(438 and 390/s against 351 and 320/s, bench/service_bench.py, 2026-11-30). In one
+process (no --workers) the request threads share the GIL with the running jobs too,
+and fewer of them slowed accepting in favour of the jobs (195/s against 285/s), so
+that keeps AnyIO's default."""
 TITLE = "diagnoser"
 DESCRIPTION = (
     "A read-only diagnosis service: a crash log, stack trace, review, issue or webhook in; "
@@ -83,6 +92,8 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if not service.jobs.runner:  # a web worker: its threads only serve requests
+            to_thread.current_default_thread_limiter().total_tokens = WEB_WORKER_THREADS
         await run_in_threadpool(service.jobs.launch)  # DBOS refuses to start on a loop
         threading.Thread(target=_warm, args=(service,), name="warm", daemon=True).start()
         try:
