@@ -309,19 +309,23 @@ class Bench:
         await self.phase(client, f"POST /webhooks/github{label}", calls)
 
 
-def table(bench: Bench) -> str:
+def table(bench: Bench, workers: int) -> str:
     postgres = bench.postgres is not None
+    split = workers > 1  # the supervisor (jobs) apart from the web workers
     rows = [
         "| phase | requests | concurrency | req/s | p50 ms | p99 ms | statuses | server CPU "
-        "ms/req |" + (" PostgreSQL CPU ms/req |" if postgres else "")
+        "ms/req |" + (" of which jobs (supervisor) |" if split else "")
+        + (" PostgreSQL CPU ms/req |" if postgres else "")
         + " client CPU ms/req | server RSS peak MB |",
-        "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if postgres else ""),
+        "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if split else "")
+        + ("---|" if postgres else ""),
     ]  # fmt: skip
     for r in bench.results:
         rows.append(
             f"| {r.name} | {r.count} | {r.concurrency} "
             f"| {r.rate:.0f} | {r.percentile(50) * 1000:.1f} | {r.percentile(99) * 1000:.1f} "
             f"| {r.codes()} | {r.server_cpu / r.count * 1000:.2f} "
+            + (f"| {r.root_cpu / r.count * 1000:.2f} " if split else "")
             + (f"| {r.postgres_cpu / r.count * 1000:.2f} " if postgres else "")
             + f"| {r.client_cpu / r.count * 1000:.2f} | {r.rss_kb / 1024:.0f} |"
         )  # fmt: skip
@@ -403,7 +407,7 @@ def main() -> int:
     print(f"\n{started:%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, database {args.database}, "
           f"{args.workers} web worker(s), ready after {ready:.1f} s, "
           f"load average at the end {load_average}")  # fmt: skip
-    print(table(bench))
+    print(table(bench, args.workers))
     for note in bench.notes:
         print(f"- {note}")
     print(f"- server VmHWM at the end: {hwm / 1024:.0f} MB over {len(pids)} process(es)")
