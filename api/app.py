@@ -12,12 +12,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request, Response
+from anyio import to_thread
+from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
@@ -28,7 +29,7 @@ from api.auth import KEY_HEADER, Guard, RateLimiter
 from api.database import connect, is_sqlite, migrate, normalise_url
 from api.docs import mount_docs
 from api.jobs import Jobs, Runtime
-from api.metrics import Metrics
+from api.metrics import MeasureRequests, Metrics
 from api.routes import diagnose, findings, health, jobs, repos, webhooks
 from api.schemas import DiagnoseIn
 from api.service import Service
@@ -40,6 +41,14 @@ from diagnoser.settings import default_database_url
 from repomap import data_home
 
 log = logging.getLogger(__name__)
+WEB_WORKER_THREADS = 8
+"""Threads for a web worker's blocking work (routes call the database in threads; AnyIO's
+default is 40). They take turns at one GIL, so a few keep the core busy and more only
+add switching: with `--workers 2`, 8 threads accepted 1.2x the distinct reports of 40
+(438 and 390/s against 351 and 320/s, bench/service_bench.py, 2026-11-30). In one
+process (no --workers) the request threads share the GIL with the running jobs too,
+and fewer of them slowed accepting in favour of the jobs (195/s against 285/s), so
+that keeps AnyIO's default."""
 TITLE = "diagnoser"
 DESCRIPTION = (
     "A read-only diagnosis service: a crash log, stack trace, review, issue or webhook in; "
@@ -48,11 +57,14 @@ DESCRIPTION = (
 )
 
 
-def build_service(settings: ServiceSettings) -> Service:
-    """Everything the routes need; ConfigError (one line) on a bad setting."""
+def build_service(settings: ServiceSettings, *, runner: bool = True) -> Service:
+    """Everything the routes need; ConfigError (one line) on a bad setting. `runner`:
+    this process runs the jobs (and migrates the database first); else it only enqueues
+    them (a web worker of `diagnoser serve --workers N`)."""
     url = normalise_url(settings.database_url or default_database_url())
     engine = connect(url)
-    migrate(engine)
+    if runner:
+        migrate(engine)
     store = Store(engine)
     workspaces = Workspaces(settings.repos, settings)
     model = resolve_model(settings.model, setting="DIAGNOSER_MODEL")
@@ -66,7 +78,7 @@ def build_service(settings: ServiceSettings) -> Service:
     data_dir = Path(engine.url.database or "").parent if is_sqlite(url) else data_home()
     return Service(
         settings=settings, store=store, workspaces=workspaces,
-        jobs=Jobs(runtime, database_url=url, data_dir=data_dir),
+        jobs=Jobs(runtime, database_url=url, data_dir=data_dir, runner=runner),
         guard=Guard(settings.key_hashes(), RateLimiter(settings.rate_limit_per_minute)),
         metrics=metrics,
     )  # fmt: skip
@@ -80,6 +92,8 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if not service.jobs.runner:  # a web worker: its threads only serve requests
+            to_thread.current_default_thread_limiter().total_tokens = WEB_WORKER_THREADS
         await run_in_threadpool(service.jobs.launch)  # DBOS refuses to start on a loop
         threading.Thread(target=_warm, args=(service,), name="warm", daemon=True).start()
         try:
@@ -103,7 +117,7 @@ def create_app(
             allow_methods=["GET", "POST"],
             allow_headers=["Authorization", KEY_HEADER, "Content-Type"],
         )  # fmt: skip
-    app.middleware("http")(_measure(service.metrics))
+    app.add_middleware(MeasureRequests, metrics=service.metrics)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
@@ -117,29 +131,6 @@ def _warm(service: Service) -> None:
             log.exception("could not index repo %s", name)
             continue
         log.info("repo %s indexed in %.1f s", name, time.monotonic() - started)
-
-
-def _measure(
-    metrics: Metrics,
-) -> Callable[[Request, Callable[[Request], Awaitable[Response]]], Awaitable[Response]]:
-    async def measure(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        started = time.perf_counter()
-
-        def observe(status: int) -> None:
-            route = getattr(request.scope.get("route"), "path", "unmatched")
-            metrics.observe_request(request.method, route, status, time.perf_counter() - started)
-
-        try:
-            response = await call_next(request)
-        except Exception:  # answered 500 by the outermost handler, after this middleware
-            observe(500)
-            raise
-        observe(response.status_code)
-        return response
-
-    return measure
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:

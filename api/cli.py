@@ -1,5 +1,8 @@
-"""`diagnoser serve [--host H] [--port P]`: start the HTTP service; every other
-`diagnoser` command is the diagnosis CLI's (`diagnoser.cli`).
+"""`diagnoser serve [--host H] [--port P] [--workers N]`: start the HTTP service; every
+other `diagnoser` command is the diagnosis CLI's (`diagnoser.cli`).
+
+One process by default: it answers requests and runs the jobs. `--workers N` starts N
+web worker processes and runs the jobs in this one (`api.workers`).
 
 Settings come from the environment (`DIAGNOSER_*`, README); a bad one stops the start
 with one line naming it (exit 2). With no API keys configured the service only listens
@@ -11,6 +14,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import shlex
+import shutil
 import signal
 import sys
 from collections.abc import Sequence
@@ -19,6 +23,7 @@ from types import FrameType
 import uvicorn
 from sqlalchemy.engine import make_url
 
+from api import workers
 from api.app import build_service, create_app
 from api.settings import ServiceSettings, load_service_settings
 from diagnoser import ConfigError
@@ -52,16 +57,31 @@ def parser() -> argparse.ArgumentParser:
     cli.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
+    cli.add_argument(
+        "--workers", type=_positive, default=1,
+        help="web worker processes (1: one process answers requests and runs the jobs; N > 1: "
+        "N processes answer requests, this one runs the jobs)",
+    )  # fmt: skip
     return cli
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {number}")
+    return number
 
 
 def serve(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
+    metrics = workers.metrics_directory() if args.workers > 1 else None
     try:
         settings = load_service_settings()
         service = build_service(settings)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        if metrics is not None:
+            shutil.rmtree(metrics, ignore_errors=True)
         return EXIT_USAGE
     host = args.host
     if not settings.api_keys and not _loopback(host):
@@ -71,7 +91,13 @@ def serve(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         host = LOOPBACK
-    print(banner(settings, host, args.port), file=sys.stderr, flush=True)
+    print(banner(settings, host, args.port, args.workers), file=sys.stderr, flush=True)
+    if metrics is not None:
+        config = uvicorn.Config(
+            workers.WEB_APP, factory=True, workers=args.workers, host=host, port=args.port,
+            log_level=args.log_level, access_log=args.log_level == "debug",
+        )  # fmt: skip
+        return workers.run(service, config, metrics)
     config = uvicorn.Config(
         create_app(service=service), host=host, port=args.port, log_level=args.log_level,
         access_log=args.log_level == "debug",
@@ -104,7 +130,7 @@ def _run(server: uvicorn.Server) -> None:
             signal.signal(number, handler)
 
 
-def banner(settings: ServiceSettings, host: str, port: int) -> str:
+def banner(settings: ServiceSettings, host: str, port: int, processes: int = 1) -> str:
     """What to open and what to paste, printed at start."""
     shown = "localhost" if host in ("0.0.0.0", "::", LOOPBACK) else host
     base = f"http://{shown}:{port}"
@@ -115,8 +141,9 @@ def banner(settings: ServiceSettings, host: str, port: int) -> str:
     )
     repos = ", ".join(f"{name}={path}" for name, path in settings.repos.items())
     database = settings.database_url or default_database_url()
+    web = f"; {processes} web workers, jobs run in this process" if processes > 1 else ""
     return "\n".join([
-        f"diagnoser: model {settings.model}; repos {repos}",
+        f"diagnoser: model {settings.model}; repos {repos}{web}",
         f"database: {_redacted(database)}",
         f"Swagger UI: {base}/docs",
         f"try it:     {curl}",

@@ -31,6 +31,8 @@ SQLITE_PRAGMAS = (
     "PRAGMA foreign_keys=ON",
 )
 POOL_SIZE = 10
+SQLITE = "sqlite"
+"""The SQLite dialect's name (`engine.dialect.name`)."""
 SQLITE_BEGIN = "sqlite_begin"
 """Execution option: the statement that opens a transaction on SQLite (default `BEGIN`)."""
 SQLITE_WRITE = {SQLITE_BEGIN: "BEGIN IMMEDIATE"}
@@ -49,7 +51,7 @@ def normalise_url(url: str) -> str:
 
 
 def is_sqlite(url: str) -> bool:
-    return make_url(url).get_backend_name() == "sqlite"
+    return make_url(url).get_backend_name() == SQLITE
 
 
 def connect(url: str) -> Engine:

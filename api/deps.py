@@ -12,7 +12,9 @@ from api.service import Service
 from diagnoser.intake import PayloadTooLarge
 
 
-def get_service(request: Request) -> Service:
+async def get_service(request: Request) -> Service:
+    """Async, though it awaits nothing: FastAPI runs a plain `def` dependency in a
+    worker thread, a thread hop per request for an attribute read."""
     service: Service = request.app.state.service
     return service
 

@@ -12,6 +12,12 @@ reason: an unexpected error ends it `failed`, the pipeline's timeout `timed_out`
 
 DBOS keeps its functions in a process-wide registry, so the workflow reads its
 collaborators from the one `Runtime` that `Jobs.launch` installs.
+
+One process runs the jobs (`Jobs(runner=True)`, DBOS's executor "local": it dequeues,
+and at launch recovers what "local" left unfinished). With `diagnoser serve --workers N`
+the web workers only enqueue (`runner=False`): a `DBOSClient` writes the workflow to
+DBOS's system database by name, with no DBOS launched in them, so no second process
+ever recovers "local"'s workflows or takes jobs from the queue.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dbos import DBOS, SetWorkflowID
+from dbos import DBOS, DBOSClient, EnqueueOptions, SetWorkflowID
 from pydantic_ai.models import Model
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import OperationalError
@@ -43,6 +49,8 @@ log = logging.getLogger(__name__)
 
 APP_NAME = "diagnoser"
 QUEUE = "diagnoses"
+WORKFLOW = "diagnosis"
+"""The workflow's registered name, by which a `DBOSClient` enqueues it."""
 POLL_SECONDS = 0.25
 """How often an idle worker looks at the queue (a new job waits at most this long)."""
 STEP_ATTEMPTS = 3
@@ -111,7 +119,7 @@ def _transient(exc: BaseException) -> bool:
     return isinstance(exc, OperationalError)
 
 
-@DBOS.workflow(name="diagnosis")
+@DBOS.workflow(name=WORKFLOW)
 def diagnosis(job_id: str) -> str:
     """One job, from its stored input to a terminal state."""
     try:
@@ -220,15 +228,31 @@ def enqueue(job_id: str) -> None:
 
 
 class Jobs:
-    """The queue's lifecycle in one process: `launch` at start, `shutdown` at the end."""
+    """The queue's lifecycle in one process: `launch` at start, `shutdown` at the end.
+    A runner dequeues and runs jobs; otherwise (a web worker) it only enqueues them."""
 
-    def __init__(self, runtime_: Runtime, *, database_url: str, data_dir: Path) -> None:
+    def __init__(
+        self, runtime_: Runtime, *, database_url: str, data_dir: Path, runner: bool = True
+    ) -> None:
         self.runtime = runtime_
         self.database_url = database_url
         self.data_dir = data_dir
+        self.runner = runner
         self.launched = False
+        self._client: DBOSClient | None = None
+        self._client_engine: Engine | None = None
 
     def launch(self) -> None:
+        if not self.runner:
+            config = self._config()
+            self._client = DBOSClient(
+                system_database_url=config["system_database_url"],
+                system_database_engine=config.get("system_database_engine"),
+                application_name=APP_NAME,
+            )
+            self._client_engine = config.get("system_database_engine")
+            self.launched = True
+            return
         _installed[:] = [self.runtime]
         DBOS(config=self._config())
         DBOS.launch()
@@ -238,18 +262,38 @@ class Jobs:
             polling_interval_sec=POLL_SECONDS,
         )
         self.launched = True
+        self.requeue()
+
+    def requeue(self) -> None:
+        """Hand the queue every job the database says is unfinished (enqueue is
+        idempotent): one stored by a process that died before it enqueued it."""
         for job_id in self.runtime.store.unfinished():
+            self.enqueue(job_id)
+
+    def enqueue(self, job_id: str) -> None:
+        """Hand a stored job to the queue (idempotent: the job id is the workflow id)."""
+        if self._client is None:
             enqueue(job_id)
+            return
+        options: EnqueueOptions = {
+            "queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": job_id,
+        }  # fmt: skip
+        self._client.enqueue(options, job_id)
 
     def shutdown(self) -> None:
-        if self.launched:
+        if self._client is not None:
+            self._client.destroy()
+            self._client = None
+            if self._client_engine is not None:  # ours: the client leaves it open
+                self._client_engine.dispose()
+        elif self.launched:
             # Without a grace, a running workflow outlives DBOS and fails on its next step
             # ("System database accessed before DBOS was launched"), in a traceback. DBOS
             # waits in whole seconds even for nothing: skip the wait when nothing runs.
             running = self.runtime.store.job_counts().get(JobState.RUNNING.value, 0)
             grace = SHUTDOWN_GRACE_SECONDS if running else 0
             DBOS.destroy(destroy_registry=False, workflow_completion_timeout_sec=grace)
-            self.launched = False
+        self.launched = False
         _installed.clear()
 
     def _config(self) -> Any:

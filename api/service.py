@@ -9,14 +9,14 @@ intake runs in the job (`api.jobs.prepare`), which folds identical reports there
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from api import deliveries, signatures
 from api.auth import Guard
 from api.errors import ApiError
 from api.inputs import DIAGNOSE
-from api.jobs import Jobs, enqueue
+from api.jobs import Jobs
 from api.metrics import Metrics
 from api.schemas import Accepted, JobOut, WebhookAck
 from api.settings import ServiceSettings
@@ -51,7 +51,6 @@ class Service:
     jobs: Jobs
     guard: Guard
     metrics: Metrics
-    enqueue: Callable[[str], None] = enqueue
 
     def repo(self, requested: str | None) -> str:
         """The repository a request names, or the only one configured."""
@@ -68,16 +67,13 @@ class Service:
         """Queue a diagnosis, or attach to the job answering an identical report."""
         workspace = self.workspaces.get(repo)
         fingerprint = report_fingerprint(report, files=workspace.file_paths)
-        report_id = self.store.add_report(
-            repo=repo, source=DIAGNOSE, raw=report.model_dump_json().encode(),
-            content_type="application/json",
-        )  # fmt: skip
         submitted = self.store.submit(
-            repo=repo, report_id=report_id, fingerprint=fingerprint,
+            repo=repo, source=DIAGNOSE, raw=report.model_dump_json().encode(),
+            content_type="application/json", fingerprint=fingerprint,
             window=self.settings.dedupe_window_seconds,
         )  # fmt: skip
         if not submitted.attached:
-            self.enqueue(submitted.job.id)
+            self.jobs.enqueue(submitted.job.id)
         return _accepted(submitted.job, attached=submitted.attached)
 
     def deliver(
@@ -99,7 +95,7 @@ class Service:
         if not first:
             reason = f"delivery {delivery.delivery_id} was received before"
             return 200, WebhookAck(job_id=job.id, status_url=url, replayed=True, reason=reason)
-        self.enqueue(job.id)
+        self.jobs.enqueue(job.id)
         return 202, WebhookAck(job_id=job.id, status_url=url)
 
     def _verify(

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/service_bench.py [--database sqlite|postgresql] [--requests N]
         [--concurrency C] [--burst 1000] [--big-requests M] [--port P] [--phases …]
-        [--client raw|httpx] [--profile timers|cpu|wall]
+        [--client raw|httpx] [--profile timers|cpu|wall] [--workers W]
 
 Starts the real server (`python -m api.cli serve`) on a fresh `DIAGNOSER_HOME` (SQLite)
 or a fresh PostgreSQL database on 127.0.0.1:5432 (created here, dropped after), with the
@@ -26,6 +26,8 @@ included), the server's CPU per request (and its PostgreSQL backends'), and the 
 of the server and its children (VmRSS from /proc, sampled every 0.1 s); the end prints
 the server's VmHWM. `--profile` runs the server under `bench/service_profile.py`:
 `timers` prints, per phase, CPU and wall ms per request of the request path's functions.
+`--workers W` starts the server with W web worker processes (`diagnoser serve --workers`;
+server CPU and memory are then the whole process tree's; `--profile` needs one process).
 """
 
 from __future__ import annotations
@@ -307,19 +309,23 @@ class Bench:
         await self.phase(client, f"POST /webhooks/github{label}", calls)
 
 
-def table(bench: Bench) -> str:
+def table(bench: Bench, workers: int) -> str:
     postgres = bench.postgres is not None
+    split = workers > 1  # the supervisor (jobs) apart from the web workers
     rows = [
         "| phase | requests | concurrency | req/s | p50 ms | p99 ms | statuses | server CPU "
-        "ms/req |" + (" PostgreSQL CPU ms/req |" if postgres else "")
+        "ms/req |" + (" of which jobs (supervisor) |" if split else "")
+        + (" PostgreSQL CPU ms/req |" if postgres else "")
         + " client CPU ms/req | server RSS peak MB |",
-        "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if postgres else ""),
+        "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if split else "")
+        + ("---|" if postgres else ""),
     ]  # fmt: skip
     for r in bench.results:
         rows.append(
             f"| {r.name} | {r.count} | {r.concurrency} "
             f"| {r.rate:.0f} | {r.percentile(50) * 1000:.1f} | {r.percentile(99) * 1000:.1f} "
             f"| {r.codes()} | {r.server_cpu / r.count * 1000:.2f} "
+            + (f"| {r.root_cpu / r.count * 1000:.2f} " if split else "")
             + (f"| {r.postgres_cpu / r.count * 1000:.2f} " if postgres else "")
             + f"| {r.client_cpu / r.count * 1000:.2f} | {r.rss_kb / 1024:.0f} |"
         )  # fmt: skip
@@ -345,6 +351,10 @@ def parser() -> argparse.ArgumentParser:
     cli.add_argument("--big-requests", type=int, default=100, help="2 MiB webhooks (100)")
     cli.add_argument("--port", type=int, default=8790)
     cli.add_argument(
+        "--workers", type=int, default=1,
+        help="web worker processes of the server (diagnoser serve --workers; 1)",
+    )  # fmt: skip
+    cli.add_argument(
         "--client", choices=["raw", "httpx"], default="raw",
         help="the load's HTTP client: keep-alive connections on asyncio streams, or httpx",
     )  # fmt: skip
@@ -369,6 +379,8 @@ def main() -> int:
     args = cli.parse_args()
     if unknown := set(args.phases.split(",")) - PHASES:
         cli.error(f"unknown phase(s): {', '.join(sorted(unknown))}")
+    if args.profile and args.workers > 1:
+        cli.error("--profile runs one server process: use it with --workers 1")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # the burst's connections
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8 * args.burst)), hard))
     started = datetime.now(UTC)
@@ -377,7 +389,7 @@ def main() -> int:
     with (
         tempfile.TemporaryDirectory(prefix="diagnoser-bench-") as tmp,
         database(args.database) as url,
-        server(args.port, url, Path(tmp), profile) as process,
+        server(args.port, url, Path(tmp), profile, args.workers) as process,
     ):
         base = f"http://127.0.0.1:{args.port}"
         ready = wait_ready(base, process)
@@ -393,8 +405,9 @@ def main() -> int:
             hwm = sum(status_kb(pid, "VmHWM") for pid in pids)
     load_average = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"\n{started:%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, database {args.database}, "
-          f"ready after {ready:.1f} s, load average at the end {load_average}")  # fmt: skip
-    print(table(bench))
+          f"{args.workers} web worker(s), ready after {ready:.1f} s, "
+          f"load average at the end {load_average}")  # fmt: skip
+    print(table(bench, args.workers))
     for note in bench.notes:
         print(f"- {note}")
     print(f"- server VmHWM at the end: {hwm / 1024:.0f} MB over {len(pids)} process(es)")

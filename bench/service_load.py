@@ -114,6 +114,9 @@ class Result:
     concurrency: int
     server_cpu: float
     client_cpu: float
+    root_cpu: float = 0.0
+    """The server's first process alone (with `--workers`: the supervisor, which runs the
+    jobs; the rest of `server_cpu` is the web workers')."""
     rss_kb: int = 0
     postgres_cpu: float = 0.0
     timers: list[str] = field(default_factory=list)
@@ -213,11 +216,12 @@ async def load(
             await sender.close()
 
     workers = min(concurrency, count)
-    cpu, own = cpu_seconds(pids), time.process_time()
+    cpu, own, root = cpu_seconds(pids), time.process_time(), cpu_seconds(pids[:1])
     started = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(workers)))
     seconds = time.perf_counter() - started
     return Result(
         name, count, seconds, latencies, statuses, answers, workers,
         server_cpu=cpu_seconds(pids) - cpu, client_cpu=time.process_time() - own,
+        root_cpu=cpu_seconds(pids[:1]) - root,
     )  # fmt: skip

@@ -32,25 +32,19 @@ from typing import Any
 
 TIMED = (
     "api.service:Service.submit",
-    "api.service:build_report",
+    "api.service:report_fingerprint",
     "diagnoser.intake.intake:find_traces",
-    "diagnoser.intake.intake:find_mentions",
-    "diagnoser.intake.intake:classify",
-    "api.store:Store.add_report",
     "api.store:Store.submit",
     "api.store:Store.finding",
     "api.service:Service.deliver",
     "api.signatures:verify_github",
     "api.deliveries:inspect",
     "api.store:Store.deliver",
+    "api.jobs:Jobs.enqueue",
 )
 """`module:attribute` of each timed function (synchronous ones: they run in one thread)."""
 
 Totals = dict[str, list[float]]
-
-
-ENQUEUE = "api.jobs:enqueue"
-"""Timed apart: `Service` holds it as a dataclass default, bound in its `__init__`."""
 
 
 def install_timers(totals: Totals) -> None:
@@ -62,11 +56,6 @@ def install_timers(totals: Totals) -> None:
         for parent in parents:
             owner = getattr(owner, parent)
         setattr(owner, name, _timed(target, getattr(owner, name), totals, lock))
-    from api import jobs, service  # noqa: PLC0415
-
-    timed = _timed(ENQUEUE, jobs.enqueue, totals, lock)
-    init: Any = service.Service.__init__
-    init.__defaults__ = tuple(timed if d is jobs.enqueue else d for d in init.__defaults__)
 
 
 def _timed(

@@ -49,15 +49,16 @@ def database(backend: str) -> Iterator[str | None]:
 
 @contextmanager
 def server(
-    port: int, database_url: str | None, home: Path, profile: tuple[str, Path] | None
-) -> Iterator[subprocess.Popen[bytes]]:
+    port: int, database_url: str | None, home: Path, profile: tuple[str, Path] | None,
+    workers: int = 1,
+) -> Iterator[subprocess.Popen[bytes]]:  # fmt: skip
     env = dict(os.environ, DIAGNOSER_HOME=str(home), DIAGNOSER_GITHUB_SECRET=GITHUB_SECRET)
     env["DIAGNOSER_RATE_LIMIT_PER_MINUTE"] = str(RATE_LIMIT_PER_MINUTE)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     env.pop("DIAGNOSER_DATABASE_URL", None)
     if database_url:
         env["DIAGNOSER_DATABASE_URL"] = database_url
-    serve = ["--port", str(port), "--log-level", "warning"]
+    serve = ["--port", str(port), "--log-level", "warning", "--workers", str(workers)]
     command = (
         [sys.executable, str(PROFILER), profile[0], str(profile[1]), *serve]
         if profile

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from api import deliveries
 from api.deliveries import (
     BUGSNAG_TRIGGERS,
     MAX_DELIVERY_ID_CHARS,
@@ -20,7 +21,7 @@ from api.deliveries import (
     inspect,
 )
 from diagnoser.intake.body import load_json
-from diagnoser.intake.payloads import PROVIDERS, from_payload
+from diagnoser.intake.payloads import PROVIDERS, IntakeError, from_payload
 
 REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "webhooks"
 """The shared reference samples (../shared beside the repository, as in CI); tests using
@@ -337,6 +338,58 @@ def test_hostile_bodies_never_raise() -> None:
     for raw in (b"[" * 100_000, b'{"action": ' + b"9" * 5_000 + b"}", b"\x00" * 1000, b""):
         for route in ROUTE_PROVIDERS:
             assert inspect(route, sentry_headers("issue") | github_headers("issues"), raw).act
+
+
+# --- reading one field of a big body ----------------------------------------------------
+
+PEEKS = [
+    ("github", b'{"action": "opened", "issue": {"action": "closed"}}'),  # nested: not top-level
+    ("github", b'{"action": "opened", "x": 1, "action": "closed"}'),  # the parse keeps the last
+    ("github", b'{"action": "opened", "\\u0061ction": "closed"}'),  # the same key, escaped
+    ("github", b'{"action": "opened", "x": "\\u00e9"}'),  # an escape that cannot spell it
+    ("github", b'{"action": "closed", "issue": {}}'),  # ignored: confirmed by the parse
+    ("github", b'{"action": "closed", "issue": '),  # ... which says it is not JSON: acted on
+    ("github", b'{"action": "opened", "issue": '),  # not JSON, acted on either way
+    ("github", b'\xef\xbb\xbf \n{ "action" : "reopened" }'),
+    ("github", b'{"issue": {}, "action": "closed"}'),  # not first: parsed
+    ("github", b'{"action": "op\\u0065ned"}'),  # an escaped value: parsed
+    ("sentry", b'{"action": "resolved", "data": {}}'),
+    ("sentry", b'{"action": "created", "data": {"action": "resolved"}}'),
+    ("rollbar", b'{"event_name": "new_item", "data": {}}'),
+    ("rollbar", b'{"event_name": "new_item", "event_name": "deploy"}'),
+    ("rollbar", b'{"event_name": "deploy", "data": {}}'),
+    ("standard", b'{"type": "bug.reported", "data": {}}'),
+]
+
+
+@pytest.mark.parametrize(("route", "raw"), PEEKS)
+def test_reading_a_field_from_the_raw_body_decides_as_the_parse(
+    route: str, raw: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    headers = sentry_headers("issue") | github_headers("issues") | {"webhook-id": "msg_1"}
+    peeked = inspect(route, headers, raw)
+    monkeypatch.setattr(deliveries, "_peek", lambda *_: None)
+    parsed = inspect(route, headers, raw)
+    assert peeked.act == parsed.act and peeked.reason == parsed.reason
+    try:
+        load_json(raw)
+    except IntakeError:
+        return  # not JSON: only the label may differ (the peek read one)
+    assert peeked == parsed
+
+
+def test_a_big_body_is_decided_without_parsing_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    issue = {**GITHUB_ISSUE, "body": str(GITHUB_ISSUE["body"]) + "\nlog line\n" * 200_000}
+    raw = body({"action": "opened", "issue": issue})
+    monkeypatch.setattr(deliveries, "load_json", _unparsed)
+    delivery = inspect("github", github_headers("issues"), raw)
+    assert delivery == Delivery("github", GITHUB_DELIVERY, "issues.opened", True)
+    rollbar = body({"event_name": "new_item", "data": {"item": {"title": "x" * 2_000_000}}})
+    assert inspect("rollbar", {}, rollbar).act
+
+
+def _unparsed(*_: object, **__: object) -> object:
+    raise AssertionError("the body was parsed")
 
 
 # --- the reference samples -------------------------------------------------------------

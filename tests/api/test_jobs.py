@@ -155,8 +155,7 @@ def test_identical_webhook_reports_together_are_investigated_once(client: TestCl
 def _stored_job(store: Store, report: str) -> str:
     """A queued `/diagnose` job put in the database, not on the queue."""
     raw = ReportIn(text=report, source=Source.CRASH_LOG).model_dump_json().encode()
-    report_id = store.add_report(repo="demo", source=DIAGNOSE, raw=raw)
-    return store.submit(repo="demo", report_id=report_id, fingerprint=None, window=0).job.id
+    return store.submit(repo="demo", source=DIAGNOSE, raw=raw, fingerprint=None, window=0).job.id
 
 
 def _received(events: list[dict[str, Any]]) -> int:

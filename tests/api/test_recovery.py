@@ -12,6 +12,9 @@ to SIGKILL anyway), and either kills it there, when a job is running and has sta
 exploring without ending, or lets it go on with SIGCONT for a few milliseconds and looks
 again. The kill point is then known exactly, not guessed. With one job at a time
 (`DIAGNOSER_JOB_CONCURRENCY=1`) the other accepted jobs are still queued at the kill.
+
+With `--workers 2` the process killed is the supervisor, which runs the jobs; its web
+workers stop with it, and the next start's runner recovers the jobs the same way.
 """
 
 from __future__ import annotations
@@ -154,11 +157,15 @@ def findings_by_job(server: Server) -> Counter[tuple[str, str]]:
     return Counter((item["job_id"], item["id"]) for item in page["items"])
 
 
+@pytest.mark.parametrize("workers", [1, 2], ids=["one-process", "two-workers"])
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_killed_server_finishes_every_accepted_job_once(backend: str, tmp_path: Path) -> None:
+def test_a_killed_server_finishes_every_accepted_job_once(
+    backend: str, workers: int, tmp_path: Path
+) -> None:
+    args = ("--workers", str(workers))
     with fresh_database(backend, tmp_path) as url, reader(url) as store:
         settings = _settings(tmp_path, url)
-        with serve(settings, log=tmp_path / "first.log") as first:
+        with serve(settings, log=tmp_path / "first.log", args=args) as first:
             first.wait_ready()
             job_ids = submit_all(first)
             at_kill = catch_investigating(first, store, job_ids)
@@ -168,7 +175,7 @@ def test_a_killed_server_finishes_every_accepted_job_once(backend: str, tmp_path
         not_started = {job_id for job_id, job in at_kill.items() if not job.events}
         assert interrupted and not_started, at_kill  # what this test is about
 
-        with serve(settings, log=tmp_path / "second.log") as second:
+        with serve(settings, log=tmp_path / "second.log", args=args) as second:
             second.wait_ready()
             jobs = wait_for_jobs(second, job_ids)
             events = {i: second.client.get(f"/jobs/{i}/events").json() for i in job_ids}
@@ -184,7 +191,7 @@ def test_a_killed_server_finishes_every_accepted_job_once(backend: str, tmp_path
             assert ("restarted" in states) == (job_id in interrupted), (job_id, states)
         assert listed == Counter((job_id, job["finding_id"]) for job_id, job in jobs.items())
 
-        with serve(settings, log=tmp_path / "third.log") as third:  # nothing runs again
+        with serve(settings, log=tmp_path / "third.log", args=args) as third:  # nothing again
             third.wait_ready()
             assert findings_by_job(third) == listed
             for job_id in job_ids:

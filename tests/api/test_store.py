@@ -7,10 +7,11 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import text
 
 from api.database import connect, migrate
 from api.schemas import JobState
-from api.store import Store
+from api.store import Store, Submitted
 from diagnoser import Finding
 from diagnoser.intake import Kind
 
@@ -21,14 +22,20 @@ def _report(store: Store) -> str:
     return store.add_report(repo="demo", source="diagnose", raw=b"{}")
 
 
+def _submit(store: Store, fingerprint: str, repo: str = "demo") -> Submitted:
+    return store.submit(
+        repo=repo, source="diagnose", raw=b"{}", fingerprint=fingerprint, window=WINDOW
+    )
+
+
 def _finding(title: str = "t") -> Finding:
     return Finding(classification=Kind.CRASH, title=title)
 
 
 def test_an_identical_report_attaches_to_the_running_job(store: Store) -> None:
-    first = store.submit(repo="demo", report_id=_report(store), fingerprint="f1", window=WINDOW)
-    second = store.submit(repo="demo", report_id=_report(store), fingerprint="f1", window=WINDOW)
-    other = store.submit(repo="demo", report_id=_report(store), fingerprint="f2", window=WINDOW)
+    first = _submit(store, "f1")
+    second = _submit(store, "f1")
+    other = _submit(store, "f2")
     assert not first.attached and second.attached and not other.attached
     assert second.job.id == first.job.id and second.job.occurrences == 2
     assert other.job.id != first.job.id
@@ -36,8 +43,8 @@ def test_an_identical_report_attaches_to_the_running_job(store: Store) -> None:
 
 
 def test_same_fingerprint_in_another_repo_is_another_job(store: Store) -> None:
-    first = store.submit(repo="demo", report_id=_report(store), fingerprint="f", window=WINDOW)
-    second = store.submit(repo="other", report_id=_report(store), fingerprint="f", window=WINDOW)
+    first = _submit(store, "f")
+    second = _submit(store, "f", "other")
     assert second.job.id != first.job.id and not second.attached
 
 
@@ -46,24 +53,22 @@ def test_after_the_job_ends_reports_attach_until_the_window_passes(database_url:
     engine = connect(database_url)
     migrate(engine)
     store = Store(engine, clock=lambda: now[0])
-    first = store.submit(repo="demo", report_id=_report(store), fingerprint="f", window=WINDOW)
+    first = _submit(store, "f")
     store.move(first.job.id, JobState.RUNNING)
     store.finish(first.job.id, JobState.COMPLETE, finding=_finding(), window=WINDOW)
     now[0] += timedelta(seconds=WINDOW - 1)
-    inside = store.submit(repo="demo", report_id=_report(store), fingerprint="f", window=WINDOW)
+    inside = _submit(store, "f")
     assert inside.attached and inside.job.id == first.job.id
     assert inside.job.finding_id is not None
     now[0] += timedelta(seconds=2)
-    after = store.submit(repo="demo", report_id=_report(store), fingerprint="f", window=WINDOW)
+    after = _submit(store, "f")
     assert not after.attached and after.job.id != first.job.id
     engine.dispose()
 
 
 def test_a_concurrent_burst_makes_exactly_one_job(store: Store) -> None:
     def submit(_: int) -> str:
-        return store.submit(
-            repo="demo", report_id=_report(store), fingerprint="burst", window=WINDOW
-        ).job.id
+        return _submit(store, "burst").job.id
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         ids = set(pool.map(submit, range(60)))
@@ -85,10 +90,25 @@ def test_a_claim_is_never_kept_without_its_job(
 
     monkeypatch.setattr(store, "_new_job", lost)
     with pytest.raises(RuntimeError, match="lost"):
-        store.submit(repo="demo", report_id=_report(store), fingerprint="f", window=WINDOW)
+        _submit(store, "f")
     monkeypatch.undo()
-    later = store.submit(repo="demo", report_id=_report(store), fingerprint="f", window=WINDOW)
+    assert _reports(store) == 0  # the report goes with its job, or not at all
+    later = _submit(store, "f")
     assert not later.attached and store.job_counts() == {"queued": 1}
+
+
+def test_a_submitted_report_is_kept_as_it_arrived(store: Store) -> None:
+    raw = b'{"text": "boom", "source": "crash_log"}'
+    first = store.submit(repo="demo", source="diagnose", raw=raw, fingerprint="f", window=WINDOW)
+    second = _submit(store, "f")
+    kept = store.job_input(first.job.id)
+    assert kept.raw == raw and kept.source == "diagnose" and kept.repo == "demo"
+    assert second.attached and _reports(store) == 2
+
+
+def _reports(store: Store) -> int:
+    with store.engine.connect() as connection:
+        return int(connection.execute(text("SELECT count(*) FROM reports")).scalar_one())
 
 
 def test_in_job_claim_ends_the_later_job_as_a_duplicate(store: Store) -> None:

@@ -211,8 +211,14 @@ def language_of(file: str | None, default: str | None) -> str | None:
     return _EXT_LANGUAGE.get(ext, default)
 
 
+_BRACKETS = frozenset("<[(>])")
+
+
 def split_qualified(name: str, sep: str) -> tuple[str | None, str]:
     """`a.b.C.m` → (`a.b.C`, `m`), ignoring separators inside `<>`, `[]` and `()`."""
+    if len(sep) == 1 and not _BRACKETS.intersection(name):  # most frames: no need to walk
+        cut = name.rfind(sep)
+        return (None, name) if cut <= 0 else (name[:cut], name[cut + 1 :])
     depth = 0
     cut = -1
     i = 0

@@ -9,7 +9,7 @@ from diagnoser.constants import MAX_FRAMES, MAX_TRACES
 from diagnoser.intake import traces
 from diagnoser.intake.report import TraceFormat
 from diagnoser.intake.traces import FORMATS, PARSERS, find_traces, javascript, parse_traces
-from diagnoser.intake.traces._common import MAX_SCANNED_LINES
+from diagnoser.intake.traces._common import MAX_SCANNED_LINES, split_qualified
 from tests.diagnoser.intake.traces.conftest import FIXTURES, read_fixture, where
 
 ALL_LINES = sorted(
@@ -238,3 +238,25 @@ def test_unicode_digits_that_int_refuses_are_not_positions() -> None:
 )
 def test_never_raises_on_text_full_of_unicode_digits(text: str) -> None:
     parse_traces("at f (a.js:" + text + ")\n" + text)
+
+
+def _split_by_walking(name: str, sep: str) -> tuple[str | None, str]:
+    """`split_qualified` as it was first written: the last `sep` outside brackets."""
+    depth, cut, i = 0, -1, 0
+    while i < len(name):
+        if name[i] in "<[(":
+            depth += 1
+        elif name[i] in ">])" and depth > 0:
+            depth -= 1
+        elif depth == 0 and name.startswith(sep, i):
+            cut, i = i, i + len(sep)
+            continue
+        i += 1
+    return (None, name) if cut <= 0 else (name[:cut], name[cut + len(sep) :])
+
+
+@given(st.text(alphabet="ab.:$<>[]()", max_size=12), st.sampled_from([".", ":", "::", "$"]))
+def test_split_qualified_splits_at_the_last_separator_outside_brackets(name: str, sep: str) -> None:
+    assert split_qualified(name, sep) == _split_by_walking(name, sep)
+    assert split_qualified("a.b.C$1.run", ".") == ("a.b.C$1", "run")
+    assert split_qualified("a.B<T.U>.m(x.y)", ".") == ("a.B<T.U>", "m(x.y)")
