@@ -54,7 +54,7 @@ WORKFLOW = "diagnosis"
 POLL_SECONDS = 0.25
 """How often an idle worker looks at the queue (a new job waits at most this long)."""
 STEP_ATTEMPTS = 3
-SHUTDOWN_GRACE_SECONDS = 10
+SHUTDOWN_GRACE_SECONDS = 30
 """How long a stop waits for the diagnoses running in this process to end (the queue
 takes no new ones meanwhile); one still running then is abandoned, and runs again at
 the next start (recovery)."""
