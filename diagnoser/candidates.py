@@ -113,8 +113,10 @@ class Candidate:
     """Why this place, in words for the report."""
 
 
-def rank_candidates(report: Report, workspace: Workspace) -> list[Candidate]:
-    """Up to MAX_CANDIDATES places to look, best first."""
+def rank_candidates(
+    report: Report, workspace: Workspace, *, limit: int = MAX_CANDIDATES
+) -> list[Candidate]:
+    """Up to `limit` places to look, best first."""
     repository = workspace.repository
     index = repository.index
     frames = _frame_candidates(report, index)
@@ -135,10 +137,10 @@ def rank_candidates(report: Report, workspace: Workspace) -> list[Candidate]:
     )
     ranked = [
         *frames,
-        *(_place(path, relevance, repository) for path in others[: MAX_CANDIDATES * 2]),
+        *(_place(path, relevance, repository) for path in others[: limit * 2]),
     ]
     ranked.sort(key=lambda c: is_peripheral(c.path))  # stable: order kept within each group
-    return ranked[:MAX_CANDIDATES]
+    return ranked[:limit]
 
 
 def is_test(path: str) -> bool:
