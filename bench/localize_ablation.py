@@ -97,9 +97,13 @@ def accuracy(cases: list[dict[str, object]], files: list[list[str]]) -> str:
 def main() -> None:
     cli = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     cli.add_argument("--src", type=Path, default=HERE / ".cache" / "devbench" / "src")
+    cli.add_argument("--cases", type=Path, default=Path(focus.CASES_PATH), help="a cases.jsonl")
+    cli.add_argument("--sources", type=Path, help="a folder holding src/<root>/ (instead of --src)")
     cli.add_argument("--home", type=Path, default=HERE / ".cache" / "localize-home")
     args = cli.parse_args()
-    cases = [c for c in focus.load_cases() if (args.src / c["root"]).is_dir()]
+    if args.sources:
+        args.src = args.sources / "src"
+    cases = [c for c in focus.load_cases(str(args.cases)) if (args.src / c["root"]).is_dir()]
     print("| signals | all Acc@1/3/5 | traceback | no traceback |\n|---|---|---|---|")
     for label, changes in ABLATIONS.items():
         with patched(changes):

@@ -80,13 +80,18 @@ def bm25_files(workspace: Workspace, query: str) -> list[str]:
 def main() -> None:
     cli = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     cli.add_argument("--src", type=Path, default=HERE / ".cache" / "devbench" / "src")
+    cli.add_argument("--cases", type=Path, default=Path(focus.CASES_PATH), help="a cases.jsonl")
+    cli.add_argument("--sources", type=Path, help="a folder holding src/<root>/ (instead of --src)")
     cli.add_argument("--home", type=Path, default=HERE / ".cache" / "localize-home")
     cli.add_argument("--limit", type=int)
     cli.add_argument(
         "--cold", action="store_true", help="also time each release's first case from scratch"
     )
     args = cli.parse_args()
-    cases = [c for c in focus.load_cases() if (args.src / c["root"]).is_dir()][: args.limit]
+    if args.sources:
+        args.src = args.sources / "src"
+    found = focus.load_cases(str(args.cases))
+    cases = [c for c in found if (args.src / c["root"]).is_dir()][: args.limit]
     rows = []
     workspaces: dict[str, Workspace] = {}
     cold: list[float] = []

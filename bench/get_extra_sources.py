@@ -1,0 +1,145 @@
+"""Download and unpack the released sources that bench/cases_extra.jsonl names.
+
+    .venv/bin/python bench/get_extra_sources.py [--cases PATH] [--dest DIR] [--package NAME ...]
+
+For every distinct (package, version) in the cases file: a PyPI sdist (`dist: sdist`, via
+`pip download --no-binary :all:`) or an npm tarball (`dist: npm`, via `npm pack`) is fetched
+into DEST/dists/ and unpacked to DEST/src/<root>/ (an npm tarball's `package/` folder is
+renamed to <root>). pip reads an sdist's metadata before saving it, so a small build
+virtualenv with the common build backends is made once under DEST/build/. Idempotent: a
+release whose folder exists is skipped. Point DEST at an ignored folder; never commit it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).parent
+BUILD_BACKENDS = (
+    "setuptools",
+    "wheel",
+    "setuptools_scm",
+    "hatchling",
+    "hatch-vcs",
+    "hatch-fancy-pypi-readme",
+    "flit_core",
+    "poetry-core",
+    "pdm-backend",
+)
+"""What pip needs to read an sdist's metadata without build isolation: the backends the
+cases' releases declare (build isolation would fetch them again for every release)."""
+
+
+def releases(cases: list[dict[str, object]], only: set[str]) -> list[tuple[str, str, str, str]]:
+    """Distinct (package, version, dist, root) in first-seen order, limited to `only` if given."""
+    seen: dict[tuple[str, str, str, str], None] = {}
+    for case in cases:
+        key = (str(case["package"]), str(case["version"]), str(case["dist"]), str(case["root"]))
+        if not only or key[0] in only:
+            seen[key] = None
+    return list(seen)
+
+
+def build_venv(dest: Path) -> Path:
+    venv = dest / "build"
+    pip = venv / "bin" / "pip"
+    if not pip.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(pip), "install", "-q", *BUILD_BACKENDS], check=True)
+    return pip
+
+
+def fetch_sdist(pip: Path, package: str, version: str, dists: Path) -> Path:
+    found = archive_of(dists, package, version)
+    if found is None:
+        subprocess.run(
+            [
+                str(pip), "download", "-q", "--no-deps", "--no-binary", ":all:",
+                "--no-build-isolation", "--ignore-requires-python", "-d", str(dists),
+                f"{package}=={version}",
+            ],
+            check=True,
+        )  # fmt: skip
+        found = archive_of(dists, package, version)
+    if found is None:
+        raise SystemExit(f"no sdist for {package} {version} in {dists}")
+    return found
+
+
+def archive_of(dists: Path, package: str, version: str) -> Path | None:
+    """The sdist pip saved: its name normalises `-`/`.` to `_` and case varies by release."""
+    wanted = package.lower().replace("-", "_").replace(".", "_")
+    for path in sorted(dists.iterdir()):
+        name = path.name.lower()
+        for suffix in (".tar.gz", ".zip"):
+            stem = name.removesuffix(suffix)
+            if stem != name and stem.replace("-", "_").replace(".", "_") == (
+                f"{wanted}_{version}".replace(".", "_").replace("-", "_")
+            ):
+                return path
+    return None
+
+
+def fetch_npm(package: str, version: str, dists: Path) -> Path:
+    name = f"{package.lstrip('@').replace('/', '-')}-{version}.tgz"
+    target = dists / name
+    if not target.exists():
+        subprocess.run(
+            ["npm", "pack", "--silent", f"{package}@{version}", "--pack-destination", str(dists)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    return target
+
+
+def unpack(archive: Path, src: Path, root: str, rename_from: str | None) -> None:
+    with tempfile.TemporaryDirectory(dir=src) as scratch:
+        if archive.suffix == ".zip":
+            with zipfile.ZipFile(archive) as zipped:
+                zipped.extractall(scratch)
+        else:
+            with tarfile.open(archive) as tarred:
+                tarred.extractall(scratch, filter="data")
+        top = Path(scratch) / (rename_from or root)
+        tops = [p for p in Path(scratch).iterdir() if p.is_dir()]
+        if not top.is_dir() and len(tops) == 1:  # an old npm tarball's own folder name
+            top = tops[0]
+        if not top.is_dir():
+            raise SystemExit(f"unpacked {archive.name} but {top.name}/ is missing")
+        shutil.move(str(top), str(src / root))
+
+
+def main() -> None:
+    cli = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    cli.add_argument("--cases", type=Path, default=HERE / "cases_extra.jsonl")
+    cli.add_argument("--dest", type=Path, default=HERE / ".cache" / "widened")
+    cli.add_argument("--package", action="append", default=[], help="only this package")
+    args = cli.parse_args()
+    with args.cases.open(encoding="utf-8") as handle:
+        cases = [json.loads(line) for line in handle if line.strip()]
+    dists, src = args.dest / "dists", args.dest / "src"
+    dists.mkdir(parents=True, exist_ok=True)
+    src.mkdir(parents=True, exist_ok=True)
+    pip: Path | None = None
+    for package, version, dist, root in releases(cases, set(args.package)):
+        if (src / root).is_dir():
+            continue
+        print(f"== {package} {version} ({dist})", file=sys.stderr)
+        if dist == "npm":
+            unpack(fetch_npm(package, version, dists), src, root, rename_from="package")
+        else:
+            pip = pip or build_venv(args.dest)
+            unpack(fetch_sdist(pip, package, version, dists), src, root, rename_from=None)
+    print(f"sources ready under {src}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

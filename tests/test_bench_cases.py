@@ -1,0 +1,80 @@
+"""bench/cases_extra.jsonl is well formed: the fields the bench scripts read, usable paths."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import pytest
+
+CASES = Path(__file__).parents[1] / "bench" / "cases_extra.jsonl"
+FIELDS = {
+    "id": str,
+    "package": str,
+    "version": str,
+    "dist": str,
+    "root": str,
+    "language": str,
+    "problem_statement": str,
+    "gold_files": list,
+    "gold_functions": list,
+    "has_traceback": bool,
+    "source_url": str,
+    "fixed_version": str,
+    "how_gold": str,
+}
+FORBIDDEN_REPOS = {
+    "astropy", "django", "flask", "matplotlib", "pylint", "pytest", "requests",
+    "scikit-learn", "seaborn", "sphinx", "sympy", "xarray",
+}  # fmt: skip
+"""The SWE-bench repositories: held-out sets are drawn from them (bench/cases_extra.md)."""
+
+
+def load() -> list[dict[str, Any]]:
+    lines = CASES.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def repo_relative(path: str) -> bool:
+    pure = PurePosixPath(path)
+    return bool(path) and not pure.is_absolute() and ".." not in pure.parts and "\\" not in path
+
+
+def test_every_case_has_the_fields_with_their_types() -> None:
+    for case in load():
+        for name, kind in FIELDS.items():
+            assert isinstance(case.get(name), kind), (case.get("id"), name)
+
+
+def test_ids_are_unique() -> None:
+    ids = [case["id"] for case in load()]
+    assert len(ids) == len(set(ids))
+
+
+def test_gold_files_are_repo_relative_and_functions_name_a_gold_file() -> None:
+    for case in load():
+        gold = case["gold_files"]
+        assert gold and all(isinstance(p, str) and repo_relative(p) for p in gold), case["id"]
+        for function in case["gold_functions"]:
+            path, _, symbol = str(function).partition("::")
+            assert path in gold and symbol, (case["id"], function)
+
+
+def test_sources_are_packages_outside_the_held_out_projects() -> None:
+    for case in load():
+        assert case["dist"] in {"sdist", "npm"}, case["id"]
+        assert case["version"] != case["fixed_version"], case["id"]
+        repo = str(case["source_url"]).removeprefix("https://github.com/").split("/")
+        assert len(repo) >= 4 and repo[2] == "issues", case["id"]
+        assert repo[1].lower() not in FORBIDDEN_REPOS, case["id"]
+
+
+@pytest.mark.parametrize("path", ["a/b.py", "lib/x.js"])
+def test_repo_relative_accepts_plain_paths(path: str) -> None:
+    assert repo_relative(path)
+
+
+@pytest.mark.parametrize("path", ["", "/abs/x.py", "../x.py", "a\\b.py"])
+def test_repo_relative_rejects_escaping_paths(path: str) -> None:
+    assert not repo_relative(path)
