@@ -78,3 +78,14 @@ def test_repo_relative_accepts_plain_paths(path: str) -> None:
 @pytest.mark.parametrize("path", ["", "/abs/x.py", "../x.py", "a\\b.py"])
 def test_repo_relative_rejects_escaping_paths(path: str) -> None:
     assert not repo_relative(path)
+
+
+SOURCES = CASES.parent / ".cache" / "widened" / "src"
+
+
+@pytest.mark.skipif(not SOURCES.is_dir(), reason="run bench/get_extra_sources.py first")
+def test_gold_files_exist_in_the_downloaded_releases() -> None:
+    present = [case for case in load() if (SOURCES / case["root"]).is_dir()]
+    for case in present:
+        for path in case["gold_files"]:
+            assert (SOURCES / case["root"] / path).is_file(), (case["id"], path)
