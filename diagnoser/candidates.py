@@ -51,8 +51,17 @@ MAX_HEADLINE_CHARS = 200
 
 FRAME_DECAY = 0.5
 """A frame's prior is 1 / (1 + depth) ** FRAME_DECAY, depth 0 = innermost in-app file."""
-UTILITY_PENALTY = 1.0
-"""Subtracted from a utility module's frame prior (≥ any prior: after the other frames)."""
+UTILITY_PENALTY = 0.0
+"""Subtracted from a utility module's frame prior (by its folder or file name: `utils`,
+`helpers`, `common`…). Off: such folders hold product code as often as checks, and
+leave-one-project-out found no fold it helps (docs/benchmarks.md); GUARD_PENALTY demotes
+by what the frame does instead."""
+GUARD_PENALTY = 1.0
+"""Subtracted from a guard frame's prior (≥ any prior: after the other frames)."""
+MINIFIED_LINE_CHARS = 1000
+"""A line this long is generated or minified code, not something a person edits."""
+MINIFIED_SCAN_CHARS = 32_000
+"""How much of a file is read to look for such a line."""
 FRAME_HEADLINE_WEIGHT = 1.5
 """How far the headline's relevance lifts a frame file."""
 TEXT_WEIGHT = 1.0
@@ -67,6 +76,25 @@ NAME_MATCH_WEIGHT = 3
 the identifiers its body uses."""
 
 _UTILITY = re.compile(r"(?:^|/)(?:utils?|helpers?|common|compat|_api)(?:/|\.[A-Za-z]+$)")
+_GUARD_NAME = re.compile(
+    r"^_*(?:[Vv]alidate|[Cc]heck|[Aa]ssert|[Rr]equire|[Ee]nsure|[Vv]erify)(?:$|s$|[_A-Z0-9])"
+)
+"""A function or class named for checking its input: `check_array`, `_check_X`,
+`Validate` (`Validate.notNull`), `requireNonNull`, `assertIsValid`, `ensure_str`."""
+_VENDORED = re.compile(
+    r"(?:^|/)(?:vendor|vendored|_vendor|third_party|thirdparty|externals?|bower_components|"
+    r"node_modules)/"
+    r"|(?:^|/)static/(?:[^/]+/)*lib/"
+    r"|[.-]min\.(?:js|css|mjs)$"
+    r"|-v?\d+\.\d+(?:\.\d+)*(?:[.-][\w]+)?\.(?:js|css|mjs)$"
+)
+"""Code copied in from elsewhere: vendor folders, minified or versioned bundles
+(`jquery-3.5.1.js`, `d3.min.js`), a static folder's `lib/`."""
+_TEST_NAME = re.compile(
+    r"^test|^conftest\.py$|_tests?\.\w+$|[._-](?:test|spec)\.\w+$|_spec\.\w+$"
+    r"|^test[A-Z_].*|(?:Test|Tests|Spec|IT)\.(?:java|kt|scala|groovy|cs|swift)$"
+)
+_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|testing|__tests__|spec|__mocks__)/")
 _AUXILIARY = re.compile(
     r"^(?:examples?|docs?|benchmarks?|tutorials?|galleries|demos?|scripts?)/"
     r"|(?:^|/)(?:setup|conftest)\.py$"
@@ -78,6 +106,9 @@ MAX_GUARD_INPUTS = 2
 _RAISE = re.compile(r"^\s*(?:raise|throw)\b")
 _GUARD = re.compile(r"^(\s*)(?:if|elif|else\s+if|unless|when)\b(.*)$")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
+NULL_RECEIVER = r"(?<![\w$.?])([A-Za-z_$][\w$]*)\??\.{member}\b"
+"""What `.member` was read on, when it is a bare name: `share.email` names `share`;
+`cart.items.length` names none (the missing value is the field `items`, read right here)."""
 SIGNATURE_LINES = 8
 """How many lines a signature may span when looking for a parameter."""
 _NULL_MEMBER = (
@@ -121,10 +152,13 @@ def rank_candidates(
     index = repository.index
     frames = _frame_candidates(report, index)
     relevance = _relevance(report, repository)
-    frame_order = _frame_file_order([c.path for c in frames], relevance.headline)
     innermost = frames[:2]
+    site = _crash_site(frames[0], workspace) if frames else None
+    guards = _guard_files(report, frames, site)
+    frame_order = _frame_file_order([c.path for c in frames], relevance.headline, guards)
     frames.sort(key=lambda c: frame_order[c.path])
-    site = _crash_site(frames[0], workspace) if innermost and frames[0] == innermost[0] else None
+    if site is not None and frames[0] != innermost[0]:
+        site = None
     if site is not None and len(innermost) == 2 and _null_argument(report, site):
         frames.remove(innermost[1])
         why = "passes the missing value on to the crashing call below it (trace frame)"
@@ -139,17 +173,17 @@ def rank_candidates(
         *frames,
         *(_place(path, relevance, repository) for path in others[: limit * 2]),
     ]
-    ranked.sort(key=lambda c: is_peripheral(c.path))  # stable: order kept within each group
+    # stable: order kept within each group
+    ranked.sort(key=lambda c: is_peripheral(c.path) or _is_copied(c.path, workspace))
     return ranked[:limit]
 
 
 def is_test(path: str) -> bool:
+    """Test code by the common conventions: `test_*.py`, `*_test.go`, `*.spec.ts`,
+    `FooTest.java`, `conftest.py`, and anything under `tests/`, `test/` (`src/test/`),
+    `testing/`, `__tests__/` or `spec/`."""
     name = path.rsplit("/", 1)[-1]
-    return (
-        name.startswith("test")
-        or name.endswith(("_test.py", "_tests.py", ".test.js", ".spec.js", "Test.java", "Test.kt"))
-        or any(part in f"/{path}" for part in ("/tests/", "/test/", "/__tests__/"))
-    )
+    return bool(_TEST_NAME.search(name) or _TEST_DIR.search(path))
 
 
 def is_peripheral(path: str) -> bool:
@@ -159,6 +193,17 @@ def is_peripheral(path: str) -> bool:
 
 def is_utility(path: str) -> bool:
     return bool(_UTILITY.search(path))
+
+
+def is_vendored(path: str) -> bool:
+    """Code copied in from elsewhere, by its path (see `_VENDORED`)."""
+    return bool(_VENDORED.search(path))
+
+
+def is_guard_name(name: str) -> bool:
+    """Whether any part of a dotted name names an input check (`Validate.notNull`,
+    `sklearn.utils.validation.check_array`, `Form._check_fields`)."""
+    return any(_GUARD_NAME.match(part) for part in re.split(r"[.:$#]+", name) if part)
 
 
 def headline(report: Report) -> str:
@@ -249,17 +294,42 @@ def _named_definitions(report: Report, index: SymbolIndex) -> list[list[tuple[st
     return found
 
 
-def _frame_file_order(paths: list[str], headline: dict[str, float]) -> dict[str, int]:
-    """Frame files (innermost first) → their rank: depth prior, utility modules after the
-    rest, lifted by the headline's relevance."""
+def _frame_file_order(
+    paths: list[str], headline: dict[str, float], guards: frozenset[str] = frozenset()
+) -> dict[str, int]:
+    """Frame files (innermost first) → their rank: depth prior, guard helpers (and, with
+    UTILITY_PENALTY, utility modules) after the rest, lifted by the headline's relevance."""
     files = list(dict.fromkeys(paths))
     prior = {
         path: 1 / (1 + depth) ** FRAME_DECAY
         - UTILITY_PENALTY * is_utility(path)
+        - GUARD_PENALTY * (path in guards)
         + FRAME_HEADLINE_WEIGHT * headline.get(path, 0.0)
         for depth, path in enumerate(files)
     }
     return {path: rank for rank, path in enumerate(sorted(files, key=lambda p: -prior[p]))}
+
+
+def _guard_files(
+    report: Report, frames: list[Candidate], site: _CrashSite | None
+) -> frozenset[str]:
+    """Frame files whose every frame is an input check that raised or passed the bad value
+    on to one: a function or class named like one (`check_array`, `Validate.notNull`), or
+    the innermost frame when its failing line is a raise right under a test of one of its
+    parameters. The caller handed over the bad value; the check is rarely the fix."""
+    names: defaultdict[str, list[str]] = defaultdict(list)
+    for mapped in report.frames:
+        if mapped.in_app and mapped.repo_path:
+            frame = mapped.frame
+            owner = (frame.module or "").rsplit(".", 1)[-1]
+            names[mapped.repo_path].append(f"{owner}.{frame.function or ''}.{mapped.symbol or ''}")
+    checked = site.frame.path if site is not None and _argument_check(site) else None
+    guards = set()
+    for path in {c.path for c in frames}:
+        looks = [is_guard_name(name) for name in names.get(path, [])]
+        if (path == checked and len(looks) <= 1) or (looks and all(looks)):
+            guards.add(path)
+    return frozenset(guards)
 
 
 def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:
@@ -287,7 +357,9 @@ def _at_frame(mapped: MappedFrame, index: SymbolIndex) -> Candidate | None:
     definition = index.enclosing(path, line)
     named = (mapped.frame.function or "").rsplit(".", 1)[-1]
     why = ON_THE_PATH
-    if is_utility(path):
+    if is_guard_name(f"{mapped.frame.function or ''}.{definition.qualified if definition else ''}"):
+        why = "trace frame in an input check; its caller may have passed the bad value"
+    elif UTILITY_PENALTY and is_utility(path):
         why = "trace frame in a shared utility module; its caller may have passed the bad value"
     if named and (definition is None or definition.name != named):
         moved = [d for d in index.definitions_in(path) if d.name == named]
@@ -326,37 +398,63 @@ def _crash_site(frame: Candidate, workspace: Workspace) -> _CrashSite | None:
 
 
 def _null_argument(report: Report, site: _CrashSite) -> bool:
-    """Whether the trace is a null dereference at the crash site of a value its function
-    received as a parameter (`share.recipient.email` in `def share_created(self, share)`)."""
+    """Whether the trace is a null dereference at the crash site of a parameter itself
+    (`share.email` in `def share_created(self, share)`), not of a field of one
+    (`share.recipient.email`: `recipient` is read right here)."""
     message = report.exception.message if report.exception else None
     member = next((m.group(1) for p in _NULL_MEMBER if (m := p.search(message or ""))), None)
     if member is None:
         return False
-    used = re.search(rf"([A-Za-z_$][\w$]*)(?:\??\.[\w$]+)*\??\.{re.escape(member)}\b", site.text)
+    used = re.search(NULL_RECEIVER.format(member=re.escape(member)), site.text)
     if used is None or used.group(1) in ("self", "this", "cls"):
         return False
+    return re.search(rf"\b{re.escape(used.group(1))}\b", _signature(site)) is not None
+
+
+def _signature(site: _CrashSite) -> str:
+    """The crash site's definition's first lines, up to the end of its signature."""
     signature = []
     start = site.definition.line - 1
     for text in site.lines[start : start + SIGNATURE_LINES]:
         signature.append(text)
         if text.rstrip().endswith((":", "{", "=>")):
             break
-    return re.search(rf"\b{re.escape(used.group(1))}\b", "\n".join(signature)) is not None
+    return "\n".join(signature)
+
+
+def _argument_check(site: _CrashSite) -> bool:
+    """Whether the failing line is an explicit raise/throw right under an `if` that tests
+    one of the function's parameters, none of them reassigned before it (`if x is None:
+    raise ValueError`): the function refused what its caller gave it."""
+    guard = _guard_of(site)
+    if guard is None:
+        return False
+    tested = set(_NAME.findall(guard.group(2))) - {"self", "this", "cls", "not", "is", "None"}
+    body = site.lines[site.definition.line : site.frame.line - 1]
+    assigned = {m.group(1) for t in body if (m := re.match(r"^\s*([A-Za-z_$][\w$]*)\s*=", t))}
+    signature = set(_NAME.findall(_signature(site).split("(", 1)[-1]))
+    return bool(tested & signature - assigned)
+
+
+def _guard_of(site: _CrashSite) -> re.Match[str] | None:
+    """The `if` right above the failing line, when that line is an explicit raise."""
+    if not _RAISE.match(site.text):
+        return None
+    indent = len(site.text) - len(site.text.lstrip())
+    body = site.lines[site.definition.line - 1 : site.frame.line - 1]
+    return next(
+        (m for m in map(_GUARD.match, reversed(body)) if m and len(m.group(1)) < indent), None
+    )
 
 
 def _guard_inputs(site: _CrashSite, index: SymbolIndex) -> list[Candidate]:
     """When the failing line is an explicit raise/throw under an `if`, the functions that
     computed what the condition tests (`pages = self.page_count(…)` … `if page > pages:`
     … `raise PageOutOfRange`): the check is often right and its input wrong."""
-    if not _RAISE.match(site.text):
-        return []
-    indent = len(site.text) - len(site.text.lstrip())
-    body = site.lines[site.definition.line - 1 : site.frame.line - 1]
-    guard = next(
-        (m for m in map(_GUARD.match, reversed(body)) if m and len(m.group(1)) < indent), None
-    )
+    guard = _guard_of(site)
     if guard is None:
         return []
+    body = site.lines[site.definition.line - 1 : site.frame.line - 1]
     tested = set(_NAME.findall(guard.group(2)))
     callees = _calls(guard.group(2))
     for text in body:
@@ -386,6 +484,18 @@ def _definition_near(name: str, path: str, index: SymbolIndex) -> tuple[str, Def
     local = [s for s in lookup.matches if s.path == path]
     chosen = local or (list(lookup.matches) if len(lookup.matches) == 1 else [])
     return (chosen[0].path, chosen[0].definition) if chosen else None
+
+
+def _is_copied(path: str, workspace: Workspace) -> bool:
+    """Vendored by its path, or generated/minified by a line no person writes."""
+    if is_vendored(path):
+        return True
+    try:
+        with (workspace.root / path).open(encoding="utf-8", errors="replace") as file:
+            head = file.read(MINIFIED_SCAN_CHARS)
+    except OSError:
+        return False
+    return any(len(line) >= MINIFIED_LINE_CHARS for line in head.splitlines())
 
 
 def _place(path: str, relevance: _Relevance, repository: Repository) -> Candidate:
