@@ -57,6 +57,7 @@ def _old_is_test(path: str) -> bool:
 WEIGHTS: dict[str, tuple[float, ...]] = {
     "FRAME_DECAY": (0.25, 0.5, 1.0, 2.0),
     "GUARD_PENALTY": (0.0, 1.0),
+    "ARGUMENT_CHECK_PENALTY": (0.0, 1.0),
     "UTILITY_PENALTY": (0.0, 1.0),
     "FRAME_HEADLINE_WEIGHT": (0.0, 0.75, 1.5, 3.0),
     "TEXT_WEIGHT": (0.5, 1.0, 2.0),
@@ -77,7 +78,7 @@ SIGNALS: dict[str, dict[str, float]] = {
     "no headline": {"HEADLINE_WEIGHT": 0.0, "FRAME_HEADLINE_WEIGHT": 0.0},
     "no report words (BM25)": {"TEXT_WEIGHT": 0.0},
     "no named files or definitions": {"NAMED_FILE_WEIGHT": 0.0, "NAMED_DEFINITION_WEIGHT": 0.0},
-    "no guard demotion": {"GUARD_PENALTY": 0.0},
+    "no guard demotion": {"GUARD_PENALTY": 0.0, "ARGUMENT_CHECK_PENALTY": 0.0},
     "old utility-folder demotion": {"UTILITY_PENALTY": 1.0},
 }
 
@@ -306,6 +307,11 @@ def main() -> None:
     chosen = {"in-sample (all three)": choose(cases, results, everyone)}
     for held in PROJECTS:
         chosen[f"held out {held}"] = choose(cases, results, everyone - {held})
+    folds = [chosen[f"held out {held}"] for held in PROJECTS]
+    common = [w for w in folds[0].weights if all(w in f.weights for f in folds)]
+    rules = tuple(r for r in folds[0].rules if all(r in f.rules for f in folds))
+    label = ", ".join([f"{n}={v:g}" for n, v in common] + list(rules)) or "module constants"
+    chosen["every fold agrees"] = Setting(label, tuple(common), rules)
     combined = [s for s in dict.fromkeys(chosen.values()) if s.label not in results]
     results |= run(cases, args.src, args.home, combined) if combined else {}
 
@@ -323,6 +329,7 @@ def main() -> None:
             ("module constants", results["module constants"]),
             ("all three (in-sample)", results[insample.label]),
             ("the other two (held out)", results[chosen[f"held out {held}"].label]),
+            ("every fold agrees", results[chosen["every fold agrees"].label]),
         ):
             print(f"| {held}: {label} | {count} | {metrics(cases, outcomes, keep)} |")
     pooled = [results[chosen[f"held out {c['package']}"].label][n] for n, c in enumerate(cases)]

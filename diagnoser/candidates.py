@@ -57,7 +57,12 @@ UTILITY_PENALTY = 0.0
 leave-one-project-out found no fold it helps (docs/benchmarks.md); GUARD_PENALTY demotes
 by what the frame does instead."""
 GUARD_PENALTY = 1.0
-"""Subtracted from a guard frame's prior (≥ any prior: after the other frames)."""
+"""Subtracted from the prior of a frame named for checking its input (`check_array`,
+`Validate.notNull`): ≥ any prior, so after the other frames."""
+ARGUMENT_CHECK_PENALTY = 0.0
+"""Subtracted from the innermost frame's prior when its failing line is a raise right under
+a test of one of its parameters. Off: leave-one-project-out found it hurts (the test itself
+is often what the fix changes: a uniqueness check that missed a constraint)."""
 MINIFIED_LINE_CHARS = 1000
 """A line this long is generated or minified code, not something a person edits."""
 MINIFIED_SCAN_CHARS = 32_000
@@ -67,8 +72,10 @@ FRAME_HEADLINE_WEIGHT = 1.5
 TEXT_WEIGHT = 1.0
 HEADLINE_WEIGHT = 0.7
 NAMED_FILE_WEIGHT = 0.6
-NAMED_DEFINITION_WEIGHT = 0.2
-"""Shared among the files defining the name."""
+NAMED_DEFINITION_WEIGHT = 0.0
+"""Shared among the files defining the name. Zero: every leave-one-project-out fold chose
+it over 0.1–0.8 (a named definition still decides *where* in a file to point, `_place`,
+and the file still ranks by its words and the headline)."""
 FUNCTION_KINDS = frozenset({"function", "method"})
 """Definition kinds that are a place on their own; others (classes…) hold places."""
 NAME_MATCH_WEIGHT = 3
@@ -295,7 +302,7 @@ def _named_definitions(report: Report, index: SymbolIndex) -> list[list[tuple[st
 
 
 def _frame_file_order(
-    paths: list[str], headline: dict[str, float], guards: frozenset[str] = frozenset()
+    paths: list[str], headline: dict[str, float], guards: dict[str, float] | None = None
 ) -> dict[str, int]:
     """Frame files (innermost first) → their rank: depth prior, guard helpers (and, with
     UTILITY_PENALTY, utility modules) after the rest, lifted by the headline's relevance."""
@@ -303,7 +310,7 @@ def _frame_file_order(
     prior = {
         path: 1 / (1 + depth) ** FRAME_DECAY
         - UTILITY_PENALTY * is_utility(path)
-        - GUARD_PENALTY * (path in guards)
+        - (guards or {}).get(path, 0.0)
         + FRAME_HEADLINE_WEIGHT * headline.get(path, 0.0)
         for depth, path in enumerate(files)
     }
@@ -312,11 +319,11 @@ def _frame_file_order(
 
 def _guard_files(
     report: Report, frames: list[Candidate], site: _CrashSite | None
-) -> frozenset[str]:
-    """Frame files whose every frame is an input check that raised or passed the bad value
-    on to one: a function or class named like one (`check_array`, `Validate.notNull`), or
-    the innermost frame when its failing line is a raise right under a test of one of its
-    parameters. The caller handed over the bad value; the check is rarely the fix."""
+) -> dict[str, float]:
+    """Frame files that are input checks → their penalty: every frame of the file named like
+    a check (`check_array`, `Validate.notNull`; GUARD_PENALTY), or the innermost frame's file
+    when its failing line is a raise right under a test of one of its parameters
+    (ARGUMENT_CHECK_PENALTY). The caller handed over the bad value."""
     names: defaultdict[str, list[str]] = defaultdict(list)
     for mapped in report.frames:
         if mapped.in_app and mapped.repo_path:
@@ -324,12 +331,14 @@ def _guard_files(
             owner = (frame.module or "").rsplit(".", 1)[-1]
             names[mapped.repo_path].append(f"{owner}.{frame.function or ''}.{mapped.symbol or ''}")
     checked = site.frame.path if site is not None and _argument_check(site) else None
-    guards = set()
+    guards: dict[str, float] = {}
     for path in {c.path for c in frames}:
         looks = [is_guard_name(name) for name in names.get(path, [])]
-        if (path == checked and len(looks) <= 1) or (looks and all(looks)):
-            guards.add(path)
-    return frozenset(guards)
+        if looks and all(looks):
+            guards[path] = GUARD_PENALTY
+        elif path == checked and len(looks) <= 1:
+            guards[path] = ARGUMENT_CHECK_PENALTY
+    return guards
 
 
 def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:

@@ -92,7 +92,7 @@ def code_lines(text: str) -> list[str]:
 
 def _code_names(text: str) -> list[str]:
     """Methods called and names imported in the code the report quotes."""
-    names = []
+    names: list[str] = []
     for line in code_lines(text):
         names.extend(m.group(1) for m in _METHOD_CALL.finditer(line))
         imported = _IMPORTED.match(line)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from diagnoser import candidates
 from diagnoser.candidates import (
     Candidate,
     Source,
@@ -196,13 +197,15 @@ def test_an_input_check_goes_after_its_caller_wherever_it_lives(workspace: Works
     assert [c.symbol for c in found[:2]] == ["render", "require_amount"]
 
 
-def test_a_raise_under_a_parameter_test_goes_after_the_caller(workspace: Workspace) -> None:
-    found = rank(
-        workspace,
-        trace(("app/checkout.py", 5, "place"), ("app/orders.py", 4, "resize"),
-              error="ValueError: -10"),
-    )  # fmt: skip
-    assert [c.symbol for c in found[:2]] == ["place", "Order.resize"]
+def test_a_raise_under_a_parameter_test_stays_first_unless_switched_on(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = trace(
+        ("app/checkout.py", 5, "place"), ("app/orders.py", 4, "resize"), error="ValueError: -10"
+    )
+    assert [c.symbol for c in rank(workspace, text)[:2]] == ["Order.resize", "place"]
+    monkeypatch.setattr(candidates, "ARGUMENT_CHECK_PENALTY", 1.0)
+    assert [c.symbol for c in rank(workspace, text)[:2]] == ["place", "Order.resize"]
 
 
 def test_a_frame_in_a_common_folder_is_product_code(workspace: Workspace) -> None:
