@@ -40,8 +40,6 @@ LIMIT = 10
 KS = (1, 3, 5, 10)
 PROJECTS = ("Django", "scikit-learn", "matplotlib")
 NEVER = re.compile(r"(?!)")
-OLD_NULL_RECEIVER = r"([A-Za-z_$][\w$]*)(?:\??\.[\w$]+)*\??\.{member}\b"
-"""Before issue 11: the first name of the whole chain (`share` in `share.recipient.email`)."""
 
 
 def _old_is_test(path: str) -> bool:
@@ -67,7 +65,7 @@ WEIGHTS: dict[str, tuple[float, ...]] = {
 }
 """The grid: each weight's values, tried one weight at a time."""
 RULES: dict[str, dict[tuple[object, str], object]] = {
-    "null rule: any chain": {(candidates, "NULL_RECEIVER"): OLD_NULL_RECEIVER},
+    "null rule: any field of a parameter": {(candidates, "NULL_FIELD_NEEDS_CALLER"): False},
     "no vendored/minified rule": {(candidates, "_is_copied"): lambda path, workspace: False},
     "no code names in mentions": {(mentions, "CODE_NAMES"): False},
     "old test-file conventions": {(candidates, "is_test"): _old_is_test},

@@ -124,9 +124,13 @@ MAX_GUARD_INPUTS = 2
 _RAISE = re.compile(r"^\s*(?:raise|throw)\b")
 _GUARD = re.compile(r"^(\s*)(?:if|elif|else\s+if|unless|when)\b(.*)$")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
-NULL_RECEIVER = r"(?<![\w$.?])([A-Za-z_$][\w$]*)\??\.{member}\b"
-"""What `.member` was read on, when it is a bare name: `share.email` names `share`;
-`cart.items.length` names none (the missing value is the field `items`, read right here)."""
+_NULL_CHAIN = r"(?<![\w$.?])([A-Za-z_$][\w$]*)((?:\??\.[\w$]+)*?)\??\.{member}\b"
+"""What `.member` was read on: a name (`share` in `share.email`) and the fields between
+(`.recipient` in `share.recipient.email`)."""
+NULL_FIELD_NEEDS_CALLER = True
+"""A null *field* of a parameter (`cart.items.length`) moves the caller first only when
+the caller's code sets that field by name (`Share(recipient=…)`, `{updatedAt: …}`,
+`share.recipient = …`); otherwise the fault is where the field is read."""
 SIGNATURE_LINES = 8
 """How many lines a signature may span when looking for a parameter."""
 _NULL_MEMBER = (
@@ -177,7 +181,11 @@ def rank_candidates(
     frames.sort(key=lambda c: frame_order[c.path])
     if site is not None and frames[0] != innermost[0]:
         site = None
-    if site is not None and len(innermost) == 2 and _null_argument(report, site):
+    if (
+        site is not None
+        and len(innermost) == 2
+        and _null_argument(report, site, innermost[1], workspace)
+    ):
         frames.remove(innermost[1])
         why = "passes the missing value on to the crashing call below it (trace frame)"
         frames.insert(0, replace(innermost[1], reason=why))
@@ -417,18 +425,40 @@ def _crash_site(frame: Candidate, workspace: Workspace) -> _CrashSite | None:
     return _CrashSite(frame, lines, definition)
 
 
-def _null_argument(report: Report, site: _CrashSite) -> bool:
-    """Whether the trace is a null dereference at the crash site of a parameter itself
-    (`share.email` in `def share_created(self, share)`), not of a field of one
-    (`share.recipient.email`: `recipient` is read right here)."""
+def _null_argument(
+    report: Report, site: _CrashSite, caller: Candidate, workspace: Workspace
+) -> bool:
+    """Whether the trace is a null dereference at the crash site of a value the caller
+    handed over: a parameter itself (`share.email` in `def share_created(self, share)`),
+    or a field of one that the caller's code sets (`share.recipient.email`, the caller
+    built `Share(recipient=…)`) — not a field it never touches (`cart.items.length`: the
+    fault is where `items` is read)."""
     message = report.exception.message if report.exception else None
     member = next((m.group(1) for p in _NULL_MEMBER if (m := p.search(message or ""))), None)
     if member is None:
         return False
-    used = re.search(NULL_RECEIVER.format(member=re.escape(member)), site.text)
+    used = re.search(_NULL_CHAIN.format(member=re.escape(member)), site.text)
     if used is None or used.group(1) in ("self", "this", "cls"):
         return False
-    return re.search(rf"\b{re.escape(used.group(1))}\b", _signature(site)) is not None
+    if re.search(rf"\b{re.escape(used.group(1))}\b", _signature(site)) is None:
+        return False
+    field = used.group(2).rsplit(".", 1)[-1].rstrip("?")
+    return not (field and NULL_FIELD_NEEDS_CALLER) or _sets_field(caller, field, workspace)
+
+
+def _sets_field(caller: Candidate, field: str, workspace: Workspace) -> bool:
+    """Whether the caller's definition assigns `field` by name: `x.field = …`,
+    `Thing(field=…)`, `{field: …}`."""
+    try:
+        lines = workspace.read_text_lines(caller.path)[1]
+    except ToolError:
+        return False
+    definition = workspace.repository.index.enclosing(caller.path, caller.line)
+    start, end = (
+        (definition.start_line, definition.end_line) if definition else (caller.start, caller.end)
+    )
+    body = "\n".join(lines[max(start, 1) - 1 : end])
+    return re.search(rf"(?<![\w$]){re.escape(field)}\s*(?:=(?!=)|:(?!:))", body) is not None
 
 
 def _signature(site: _CrashSite) -> str:

@@ -72,6 +72,14 @@ FILES = {
         "def welcome(users, email):\n"  # 9
         "    return greet(users.get(email))\n"  # 10
     ),
+    "app/cart.py": (
+        "def cart_size(cart):\n"  # 1
+        "    return cart.items.count\n"  # 2
+        "\n"
+        "\n"
+        "def checkout(cart):\n"  # 5
+        "    return cart_size(cart)\n"  # 6
+    ),
     "app/common/dom.py": "def build_node(tag):\n    return tag.upper() + 1\n",
     "app/forms.py": (
         "def require_amount(amount):\n"  # 1
@@ -261,12 +269,25 @@ def test_a_null_field_of_an_argument_keeps_the_crash_site_first(workspace: Works
     found = rank(
         workspace,
         trace(
-            ("app/service.py", 6, "share_note"),
-            ("app/mail.py", 2, "notify"),
-            error="AttributeError: 'NoneType' object has no attribute 'email'",
+            ("app/cart.py", 6, "checkout"),
+            ("app/cart.py", 2, "cart_size"),
+            error="AttributeError: 'NoneType' object has no attribute 'count'",
         ),
-    )  # `share.recipient.email`: the missing value is the field read right there
-    assert [c.symbol for c in found[:2]] == ["notify", "share_note"]
+    )  # `cart.items.count`: the missing value is the field read right there
+    assert [c.symbol for c in found[:2]] == ["cart_size", "checkout"]
+
+
+def test_a_null_field_the_caller_sets_puts_the_caller_first(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = trace(
+        ("app/service.py", 6, "share_note"),
+        ("app/mail.py", 2, "notify"),
+        error="AttributeError: 'NoneType' object has no attribute 'email'",
+    )  # `share.recipient.email`, and share_note sets `share.recipient = …`
+    assert [c.symbol for c in rank(workspace, text)[:2]] == ["share_note", "notify"]
+    monkeypatch.setattr(candidates, "_sets_field", lambda caller, field, workspace: False)
+    assert [c.symbol for c in rank(workspace, text)[:2]] == ["notify", "share_note"]
 
 
 def test_a_null_attribute_of_self_keeps_the_crash_site_first(workspace: Workspace) -> None:
