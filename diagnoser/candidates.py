@@ -10,8 +10,9 @@ model can be given them as a starting point. Signals, strongest first:
   nothing: such folders hold product code as often as checks (UTILITY_PENALTY is 0). A
   frame file the headline points at moves up, and a null dereference of a *parameter
   itself* (`share.email` in `def notify(share)`, message `'NoneType' object has no
-  attribute 'email'`) puts the caller first: the value came from there — but not a null
-  field of one (`cart.items.length`: the fault is where `items` is read). When the
+  attribute 'email'`) puts the caller first: the value came from there — a null field of
+  one (`cart.items.length`) only when the caller's code sets that field by name, else the
+  fault is where the field is read. When the
   failing line is an explicit raise under an `if`, the functions that computed what the
   condition tests come right after it (the check is often right, its input wrong).
 - **Relevance** of every other file, a weighted sum of: BM25 of the whole report against
@@ -77,7 +78,7 @@ is often what the fix changes: a uniqueness check that missed a constraint)."""
 MINIFIED_LINE_CHARS = 1000
 """A line this long is generated or minified code, not something a person edits."""
 MINIFIED_SCAN_CHARS = 32_000
-"""How much of a file is read to look for such a line."""
+"""How much of a file is looked at for such a line (bytes)."""
 FRAME_HEADLINE_WEIGHT = 1.5
 """How far the headline's relevance lifts a frame file."""
 TEXT_WEIGHT = 1.0
@@ -541,11 +542,10 @@ def _is_copied(path: str, workspace: Workspace) -> bool:
     if is_vendored(path):
         return True
     try:
-        with (workspace.root / path).open(encoding="utf-8", errors="replace") as file:
-            head = file.read(MINIFIED_SCAN_CHARS)
-    except OSError:
+        data = workspace.read_bytes(path)[1][:MINIFIED_SCAN_CHARS]
+    except ToolError:
         return False
-    return any(len(line) >= MINIFIED_LINE_CHARS for line in head.splitlines())
+    return any(len(line) >= MINIFIED_LINE_CHARS for line in data.splitlines())
 
 
 def _place(path: str, relevance: _Relevance, repository: Repository) -> Candidate:
