@@ -36,12 +36,8 @@ ABLATIONS: dict[str, dict[tuple[object, str], object]] = {
         (candidates, "HEADLINE_WEIGHT"): 0.0,
         (candidates, "FRAME_HEADLINE_WEIGHT"): 0.0,
     },
-    "no utility-module rule": {(candidates, "UTILITY_PENALTY"): 0.0},
-    "no headline, no utility-module rule": {
-        (candidates, "HEADLINE_WEIGHT"): 0.0,
-        (candidates, "FRAME_HEADLINE_WEIGHT"): 0.0,
-        (candidates, "UTILITY_PENALTY"): 0.0,
-    },
+    "no guard-frame rule": {(candidates, "GUARD_PENALTY"): 0.0},
+    "old utility-folder rule": {(candidates, "UTILITY_PENALTY"): 1.0},
     "no compound identifiers kept whole": {(terms, "_COMPOUND"): NEVER},
     "no named files or definitions": {
         (candidates, "NAMED_FILE_WEIGHT"): 0.0,

@@ -3,26 +3,38 @@
 Deterministic and model-free; the offline investigator reads these in order, and any
 model can be given them as a starting point. Signals, strongest first:
 
-- **Frames**: the in-app frames of the trace, innermost first — except that frames in
-  shared utility modules (`utils`, `helpers`, `common`, `compat`, `_api`) go after the
-  others (a helper that checked its input and raised is rarely where the fix goes; its
-  caller passed the bad value), a frame file the headline points at moves up, and a
-  null dereference (`'NoneType' object has no attribute 'email'`, `reading 'title'`) of
-  a value that arrived as an argument puts the caller first: the value came from there.
-  When the failing line is an explicit raise under an `if`, the functions that computed
-  what the condition tests come right after it (the check is often right, its input
-  wrong).
+- **Frames**: the in-app frames of the trace, innermost first — except that a frame that
+  is an input check goes after the others: every frame of its file is named like one
+  (`check_array`, `_check_X`, `Validate.notNull`, `requireNonNull`, `ensure_str`): the
+  caller passed the bad value. Where a file lives (`utils/`, `helpers/`, `common/`) says
+  nothing: such folders hold product code as often as checks (UTILITY_PENALTY is 0). A
+  frame file the headline points at moves up, and a null dereference of a *parameter
+  itself* (`share.email` in `def notify(share)`, message `'NoneType' object has no
+  attribute 'email'`) puts the caller first: the value came from there — a null field of
+  one (`cart.items.length`) only when the caller's code sets that field by name, else the
+  fault is where the field is read. When the
+  failing line is an explicit raise under an `if`, the functions that computed what the
+  condition tests come right after it (the check is often right, its input wrong).
 - **Relevance** of every other file, a weighted sum of: BM25 of the whole report against
   what each file defines and uses (`repomap.terms`), BM25 of the headline alone (the
   title, or the first line: a person's one-line summary names the broken part more
   often than the details do), files the report names by path or module, and definitions
-  of names it mentions that few files define. Such a file is placed at the function the
+  of names it mentions that few files define (weight 0 by leave-one-project-out; the
+  name still decides the place inside a file). Such a file is placed at the function the
   report names, else at the function that fits the report best (inside a named class).
-- Test files, examples, docs and build scripts come after everything else: fixes rarely
-  land there.
+  Names come from the prose, backticks, and the code the reporter ran (fenced blocks and
+  `>>>` / `In [3]:` sessions, `diagnoser.intake.mentions`), so a trace with no frame in
+  the repository (`File "<stdin>"`, another library's frames only) still leads to them.
+- Test files (`test_*.py`, `*_test.go`, `*.spec.ts`, `FooTest.java`, `conftest.py`,
+  `tests/`, `testing/`, `__tests__/`, `src/test/`…), examples, docs and build scripts, and
+  vendored or minified code (`vendor/`, `third_party/`, `static/**/lib/`, `*.min.js`,
+  `jquery-3.5.1.js`, a line of 1,000+ characters) come after everything else: fixes
+  rarely land there.
 
-The weights were chosen on the developer benchmark (bench/localize_bench.py) where
-accuracy is flat around them; docs/benchmarks.md has the numbers.
+Every weight and rule was chosen leave-one-project-out on the developer benchmark
+(bench/localize_lopo.py: choose on two of Django, scikit-learn and matplotlib, measure on
+the third); a rule that hurt a project without helping another was dropped.
+docs/benchmarks.md has the numbers.
 """
 
 from __future__ import annotations
@@ -51,15 +63,31 @@ MAX_HEADLINE_CHARS = 200
 
 FRAME_DECAY = 0.5
 """A frame's prior is 1 / (1 + depth) ** FRAME_DECAY, depth 0 = innermost in-app file."""
-UTILITY_PENALTY = 1.0
-"""Subtracted from a utility module's frame prior (≥ any prior: after the other frames)."""
+UTILITY_PENALTY = 0.0
+"""Subtracted from a utility module's frame prior (by its folder or file name: `utils`,
+`helpers`, `common`…). Off: such folders hold product code as often as checks, and
+leave-one-project-out found no fold it helps (docs/benchmarks.md); GUARD_PENALTY demotes
+by what the frame does instead."""
+GUARD_PENALTY = 1.0
+"""Subtracted from the prior of a frame named for checking its input (`check_array`,
+`Validate.notNull`): ≥ any prior, so after the other frames."""
+ARGUMENT_CHECK_PENALTY = 0.0
+"""Subtracted from the innermost frame's prior when its failing line is a raise right under
+a test of one of its parameters. Off: leave-one-project-out found it hurts (the test itself
+is often what the fix changes: a uniqueness check that missed a constraint)."""
+MINIFIED_LINE_CHARS = 1000
+"""A line this long is generated or minified code, not something a person edits."""
+MINIFIED_SCAN_CHARS = 32_000
+"""How much of a file is looked at for such a line (bytes)."""
 FRAME_HEADLINE_WEIGHT = 1.5
 """How far the headline's relevance lifts a frame file."""
 TEXT_WEIGHT = 1.0
 HEADLINE_WEIGHT = 0.7
 NAMED_FILE_WEIGHT = 0.6
-NAMED_DEFINITION_WEIGHT = 0.2
-"""Shared among the files defining the name."""
+NAMED_DEFINITION_WEIGHT = 0.0
+"""Shared among the files defining the name. Zero: every leave-one-project-out fold chose
+it over 0.1–0.8 (a named definition still decides *where* in a file to point, `_place`,
+and the file still ranks by its words and the headline)."""
 FUNCTION_KINDS = frozenset({"function", "method"})
 """Definition kinds that are a place on their own; others (classes…) hold places."""
 NAME_MATCH_WEIGHT = 3
@@ -67,6 +95,25 @@ NAME_MATCH_WEIGHT = 3
 the identifiers its body uses."""
 
 _UTILITY = re.compile(r"(?:^|/)(?:utils?|helpers?|common|compat|_api)(?:/|\.[A-Za-z]+$)")
+_GUARD_NAME = re.compile(
+    r"^_*(?:[Vv]alidate|[Cc]heck|[Aa]ssert|[Rr]equire|[Ee]nsure|[Vv]erify)(?:$|s$|[_A-Z0-9])"
+)
+"""A function or class named for checking its input: `check_array`, `_check_X`,
+`Validate` (`Validate.notNull`), `requireNonNull`, `assertIsValid`, `ensure_str`."""
+_VENDORED = re.compile(
+    r"(?:^|/)(?:vendor|vendored|_vendor|third_party|thirdparty|externals?|bower_components|"
+    r"node_modules)/"
+    r"|(?:^|/)static/(?:[^/]+/)*lib/"
+    r"|[.-]min\.(?:js|css|mjs)$"
+    r"|-v?\d+\.\d+(?:\.\d+)*(?:[.-][\w]+)?\.(?:js|css|mjs)$"
+)
+"""Code copied in from elsewhere: vendor folders, minified or versioned bundles
+(`jquery-3.5.1.js`, `d3.min.js`), a static folder's `lib/`."""
+_TEST_NAME = re.compile(
+    r"^test|^conftest\.py$|_tests?\.\w+$|[._-](?:test|spec)\.\w+$|_spec\.\w+$"
+    r"|^test[A-Z_].*|(?:Test|Tests|Spec|IT)\.(?:java|kt|scala|groovy|cs|swift)$"
+)
+_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|testing|__tests__|spec|__mocks__)/")
 _AUXILIARY = re.compile(
     r"^(?:examples?|docs?|benchmarks?|tutorials?|galleries|demos?|scripts?)/"
     r"|(?:^|/)(?:setup|conftest)\.py$"
@@ -78,6 +125,13 @@ MAX_GUARD_INPUTS = 2
 _RAISE = re.compile(r"^\s*(?:raise|throw)\b")
 _GUARD = re.compile(r"^(\s*)(?:if|elif|else\s+if|unless|when)\b(.*)$")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
+_NULL_CHAIN = r"(?<![\w$.?])([A-Za-z_$][\w$]*)((?:\??\.[\w$]+)*?)\??\.{member}\b"
+"""What `.member` was read on: a name (`share` in `share.email`) and the fields between
+(`.recipient` in `share.recipient.email`)."""
+NULL_FIELD_NEEDS_CALLER = True
+"""A null *field* of a parameter (`cart.items.length`) moves the caller first only when
+the caller's code sets that field by name (`Share(recipient=…)`, `{updatedAt: …}`,
+`share.recipient = …`); otherwise the fault is where the field is read."""
 SIGNATURE_LINES = 8
 """How many lines a signature may span when looking for a parameter."""
 _NULL_MEMBER = (
@@ -121,11 +175,18 @@ def rank_candidates(
     index = repository.index
     frames = _frame_candidates(report, index)
     relevance = _relevance(report, repository)
-    frame_order = _frame_file_order([c.path for c in frames], relevance.headline)
     innermost = frames[:2]
+    site = _crash_site(frames[0], workspace) if frames else None
+    guards = _guard_files(report, frames, site)
+    frame_order = _frame_file_order([c.path for c in frames], relevance.headline, guards)
     frames.sort(key=lambda c: frame_order[c.path])
-    site = _crash_site(frames[0], workspace) if innermost and frames[0] == innermost[0] else None
-    if site is not None and len(innermost) == 2 and _null_argument(report, site):
+    if site is not None and frames[0] != innermost[0]:
+        site = None
+    if (
+        site is not None
+        and len(innermost) == 2
+        and _null_argument(report, site, innermost[1], workspace)
+    ):
         frames.remove(innermost[1])
         why = "passes the missing value on to the crashing call below it (trace frame)"
         frames.insert(0, replace(innermost[1], reason=why))
@@ -139,17 +200,17 @@ def rank_candidates(
         *frames,
         *(_place(path, relevance, repository) for path in others[: limit * 2]),
     ]
-    ranked.sort(key=lambda c: is_peripheral(c.path))  # stable: order kept within each group
+    # stable: order kept within each group
+    ranked.sort(key=lambda c: is_peripheral(c.path) or _is_copied(c.path, workspace))
     return ranked[:limit]
 
 
 def is_test(path: str) -> bool:
+    """Test code by the common conventions: `test_*.py`, `*_test.go`, `*.spec.ts`,
+    `FooTest.java`, `conftest.py`, and anything under `tests/`, `test/` (`src/test/`),
+    `testing/`, `__tests__/` or `spec/`."""
     name = path.rsplit("/", 1)[-1]
-    return (
-        name.startswith("test")
-        or name.endswith(("_test.py", "_tests.py", ".test.js", ".spec.js", "Test.java", "Test.kt"))
-        or any(part in f"/{path}" for part in ("/tests/", "/test/", "/__tests__/"))
-    )
+    return bool(_TEST_NAME.search(name) or _TEST_DIR.search(path))
 
 
 def is_peripheral(path: str) -> bool:
@@ -159,6 +220,17 @@ def is_peripheral(path: str) -> bool:
 
 def is_utility(path: str) -> bool:
     return bool(_UTILITY.search(path))
+
+
+def is_vendored(path: str) -> bool:
+    """Code copied in from elsewhere, by its path (see `_VENDORED`)."""
+    return bool(_VENDORED.search(path))
+
+
+def is_guard_name(name: str) -> bool:
+    """Whether any part of a dotted name names an input check (`Validate.notNull`,
+    `sklearn.utils.validation.check_array`, `Form._check_fields`)."""
+    return any(_GUARD_NAME.match(part) for part in re.split(r"[.:$#]+", name) if part)
 
 
 def headline(report: Report) -> str:
@@ -249,17 +321,44 @@ def _named_definitions(report: Report, index: SymbolIndex) -> list[list[tuple[st
     return found
 
 
-def _frame_file_order(paths: list[str], headline: dict[str, float]) -> dict[str, int]:
-    """Frame files (innermost first) → their rank: depth prior, utility modules after the
-    rest, lifted by the headline's relevance."""
+def _frame_file_order(
+    paths: list[str], headline: dict[str, float], guards: dict[str, float] | None = None
+) -> dict[str, int]:
+    """Frame files (innermost first) → their rank: depth prior, guard helpers (and, with
+    UTILITY_PENALTY, utility modules) after the rest, lifted by the headline's relevance."""
     files = list(dict.fromkeys(paths))
     prior = {
         path: 1 / (1 + depth) ** FRAME_DECAY
         - UTILITY_PENALTY * is_utility(path)
+        - (guards or {}).get(path, 0.0)
         + FRAME_HEADLINE_WEIGHT * headline.get(path, 0.0)
         for depth, path in enumerate(files)
     }
     return {path: rank for rank, path in enumerate(sorted(files, key=lambda p: -prior[p]))}
+
+
+def _guard_files(
+    report: Report, frames: list[Candidate], site: _CrashSite | None
+) -> dict[str, float]:
+    """Frame files that are input checks → their penalty: every frame of the file named like
+    a check (`check_array`, `Validate.notNull`; GUARD_PENALTY), or the innermost frame's file
+    when its failing line is a raise right under a test of one of its parameters
+    (ARGUMENT_CHECK_PENALTY). The caller handed over the bad value."""
+    names: defaultdict[str, list[str]] = defaultdict(list)
+    for mapped in report.frames:
+        if mapped.in_app and mapped.repo_path:
+            frame = mapped.frame
+            owner = (frame.module or "").rsplit(".", 1)[-1]
+            names[mapped.repo_path].append(f"{owner}.{frame.function or ''}.{mapped.symbol or ''}")
+    checked = site.frame.path if site is not None and _argument_check(site) else None
+    guards: dict[str, float] = {}
+    for path in {c.path for c in frames}:
+        looks = [is_guard_name(name) for name in names.get(path, [])]
+        if looks and all(looks):
+            guards[path] = GUARD_PENALTY
+        elif path == checked and len(looks) <= 1:
+            guards[path] = ARGUMENT_CHECK_PENALTY
+    return guards
 
 
 def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:
@@ -287,7 +386,9 @@ def _at_frame(mapped: MappedFrame, index: SymbolIndex) -> Candidate | None:
     definition = index.enclosing(path, line)
     named = (mapped.frame.function or "").rsplit(".", 1)[-1]
     why = ON_THE_PATH
-    if is_utility(path):
+    if is_guard_name(f"{mapped.frame.function or ''}.{definition.qualified if definition else ''}"):
+        why = "trace frame in an input check; its caller may have passed the bad value"
+    elif UTILITY_PENALTY and is_utility(path):
         why = "trace frame in a shared utility module; its caller may have passed the bad value"
     if named and (definition is None or definition.name != named):
         moved = [d for d in index.definitions_in(path) if d.name == named]
@@ -325,38 +426,86 @@ def _crash_site(frame: Candidate, workspace: Workspace) -> _CrashSite | None:
     return _CrashSite(frame, lines, definition)
 
 
-def _null_argument(report: Report, site: _CrashSite) -> bool:
-    """Whether the trace is a null dereference at the crash site of a value its function
-    received as a parameter (`share.recipient.email` in `def share_created(self, share)`)."""
+def _null_argument(
+    report: Report, site: _CrashSite, caller: Candidate, workspace: Workspace
+) -> bool:
+    """Whether the trace is a null dereference at the crash site of a value the caller
+    handed over: a parameter itself (`share.email` in `def share_created(self, share)`),
+    or a field of one that the caller's code sets (`share.recipient.email`, the caller
+    built `Share(recipient=…)`) — not a field it never touches (`cart.items.length`: the
+    fault is where `items` is read)."""
     message = report.exception.message if report.exception else None
     member = next((m.group(1) for p in _NULL_MEMBER if (m := p.search(message or ""))), None)
     if member is None:
         return False
-    used = re.search(rf"([A-Za-z_$][\w$]*)(?:\??\.[\w$]+)*\??\.{re.escape(member)}\b", site.text)
+    used = re.search(_NULL_CHAIN.format(member=re.escape(member)), site.text)
     if used is None or used.group(1) in ("self", "this", "cls"):
         return False
+    if re.search(rf"\b{re.escape(used.group(1))}\b", _signature(site)) is None:
+        return False
+    field = used.group(2).rsplit(".", 1)[-1].rstrip("?")
+    return not (field and NULL_FIELD_NEEDS_CALLER) or _sets_field(caller, field, workspace)
+
+
+def _sets_field(caller: Candidate, field: str, workspace: Workspace) -> bool:
+    """Whether the caller's definition assigns `field` by name: `x.field = …`,
+    `Thing(field=…)`, `{field: …}`."""
+    try:
+        lines = workspace.read_text_lines(caller.path)[1]
+    except ToolError:
+        return False
+    definition = workspace.repository.index.enclosing(caller.path, caller.line)
+    start, end = (
+        (definition.start_line, definition.end_line) if definition else (caller.start, caller.end)
+    )
+    body = "\n".join(lines[max(start, 1) - 1 : end])
+    return re.search(rf"(?<![\w$]){re.escape(field)}\s*(?:=(?!=)|:(?!:))", body) is not None
+
+
+def _signature(site: _CrashSite) -> str:
+    """The crash site's definition's first lines, up to the end of its signature."""
     signature = []
     start = site.definition.line - 1
     for text in site.lines[start : start + SIGNATURE_LINES]:
         signature.append(text)
         if text.rstrip().endswith((":", "{", "=>")):
             break
-    return re.search(rf"\b{re.escape(used.group(1))}\b", "\n".join(signature)) is not None
+    return "\n".join(signature)
+
+
+def _argument_check(site: _CrashSite) -> bool:
+    """Whether the failing line is an explicit raise/throw right under an `if` that tests
+    one of the function's parameters, none of them reassigned before it (`if x is None:
+    raise ValueError`): the function refused what its caller gave it."""
+    guard = _guard_of(site)
+    if guard is None:
+        return False
+    tested = set(_NAME.findall(guard.group(2))) - {"self", "this", "cls", "not", "is", "None"}
+    body = site.lines[site.definition.line : site.frame.line - 1]
+    assigned = {m.group(1) for t in body if (m := re.match(r"^\s*([A-Za-z_$][\w$]*)\s*=", t))}
+    signature = set(_NAME.findall(_signature(site).split("(", 1)[-1]))
+    return bool(tested & signature - assigned)
+
+
+def _guard_of(site: _CrashSite) -> re.Match[str] | None:
+    """The `if` right above the failing line, when that line is an explicit raise."""
+    if not _RAISE.match(site.text):
+        return None
+    indent = len(site.text) - len(site.text.lstrip())
+    body = site.lines[site.definition.line - 1 : site.frame.line - 1]
+    return next(
+        (m for m in map(_GUARD.match, reversed(body)) if m and len(m.group(1)) < indent), None
+    )
 
 
 def _guard_inputs(site: _CrashSite, index: SymbolIndex) -> list[Candidate]:
     """When the failing line is an explicit raise/throw under an `if`, the functions that
     computed what the condition tests (`pages = self.page_count(…)` … `if page > pages:`
     … `raise PageOutOfRange`): the check is often right and its input wrong."""
-    if not _RAISE.match(site.text):
-        return []
-    indent = len(site.text) - len(site.text.lstrip())
-    body = site.lines[site.definition.line - 1 : site.frame.line - 1]
-    guard = next(
-        (m for m in map(_GUARD.match, reversed(body)) if m and len(m.group(1)) < indent), None
-    )
+    guard = _guard_of(site)
     if guard is None:
         return []
+    body = site.lines[site.definition.line - 1 : site.frame.line - 1]
     tested = set(_NAME.findall(guard.group(2)))
     callees = _calls(guard.group(2))
     for text in body:
@@ -386,6 +535,17 @@ def _definition_near(name: str, path: str, index: SymbolIndex) -> tuple[str, Def
     local = [s for s in lookup.matches if s.path == path]
     chosen = local or (list(lookup.matches) if len(lookup.matches) == 1 else [])
     return (chosen[0].path, chosen[0].definition) if chosen else None
+
+
+def _is_copied(path: str, workspace: Workspace) -> bool:
+    """Vendored by its path, or generated/minified by a line no person writes."""
+    if is_vendored(path):
+        return True
+    try:
+        data = workspace.read_bytes(path)[1][:MINIFIED_SCAN_CHARS]
+    except ToolError:
+        return False
+    return any(len(line) >= MINIFIED_LINE_CHARS for line in data.splitlines())
 
 
 def _place(path: str, relevance: _Relevance, repository: Repository) -> Candidate:

@@ -2,7 +2,9 @@
 
 A frame maps by the longest path suffix it shares with a repository file (so
 `/home/u/.venv/…/myapp/views.py` finds `src/myapp/views.py`), else by its dotted module
-(`myapp.views` → `myapp/views.py`, Java `com.acme.Cart` → `…/com/acme/Cart.java`).
+(`myapp.views` → `myapp/views.py`, Java `com.acme.Cart` → `…/com/acme/Cart.java`). A
+frame that gives only a bare file name (JVM: `Cart.java`) maps by its module first, so the
+package picks between same-named files in different packages.
 Library and runtime frames (site-packages, node_modules, the JDK, Go's runtime, Rust's
 std, .NET's System.*) are not in-app — unless the repository is that very package: a
 `…/site-packages/django/db/models/query.py` frame maps when the whole part after
@@ -82,7 +84,13 @@ def _map(frame: Frame, table: _Files, index: SymbolIndex | None) -> MappedFrame:
         return MappedFrame(frame=frame, unmapped_reason="library or runtime frame")
     if frame.in_app is False and not path:
         return MappedFrame(frame=frame, unmapped_reason="marked not in-app by the source")
-    repo_path = (table.by_suffix(path) if path else None) or _by_module(frame, table)
+    if frame.module and "/" not in path:
+        # A bare file name (`NumberUtils.java`) says less than the frame's package does:
+        # `org.apache.commons.lang.math.NumberUtils` picks …/lang/math/NumberUtils.java
+        # over a same-named file in another package.
+        repo_path = _by_module(frame, table) or (table.by_suffix(path) if path else None)
+    else:
+        repo_path = (table.by_suffix(path) if path else None) or _by_module(frame, table)
     if repo_path is None:
         reason = (
             f"no repository file matches {path or frame.module!r}"

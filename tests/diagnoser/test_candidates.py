@@ -6,7 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from diagnoser.candidates import Candidate, Source, headline, is_peripheral, rank_candidates
+from diagnoser import candidates
+from diagnoser.candidates import (
+    Candidate,
+    Source,
+    headline,
+    is_guard_name,
+    is_peripheral,
+    is_test,
+    is_vendored,
+    rank_candidates,
+)
 from diagnoser.intake import ReportIn
 from diagnoser.intake.intake import build_report
 from diagnoser.workspace import Workspace
@@ -45,14 +55,69 @@ FILES = {
         "\n"
         "def banner(self):\n"  # 5
         "    return self.owner.name\n"  # 6
+        "\n"
+        "\n"
+        "def greet(recipient):\n"  # 9
+        '    return "Hi " + recipient.email\n'  # 10
     ),
     "app/service.py": (
-        "from app.mail import notify\n"  # 1
+        "from app.mail import greet, notify\n"  # 1
         "\n"
         "\n"
         "def share_note(users, email, share):\n"  # 4
         "    share.recipient = users.get(email)\n"  # 5
         "    return notify(share)\n"  # 6
+        "\n"
+        "\n"
+        "def welcome(users, email):\n"  # 9
+        "    return greet(users.get(email))\n"  # 10
+    ),
+    "app/cart.py": (
+        "def cart_size(cart):\n"  # 1
+        "    return cart.items.count\n"  # 2
+        "\n"
+        "\n"
+        "def checkout(cart):\n"  # 5
+        "    return cart_size(cart)\n"  # 6
+    ),
+    "app/common/dom.py": "def build_node(tag):\n    return tag.upper() + 1\n",
+    "app/forms.py": (
+        "def require_amount(amount):\n"  # 1
+        "    if amount is None:\n"  # 2
+        '        raise ValueError("amount")\n'  # 3
+    ),
+    "app/render.py": (
+        "from app.common.dom import build_node\n"  # 1
+        "from app.forms import require_amount\n"  # 2
+        "\n"
+        "\n"
+        "def render(tag, amount):\n"  # 5
+        "    require_amount(amount)\n"  # 6
+        "    return build_node(tag)\n"  # 7
+    ),
+    "app/orders.py": (
+        "class Order:\n"  # 1
+        "    def resize(self, size):\n"  # 2
+        "        if size < 0:\n"  # 3
+        "            raise ValueError(size)\n"  # 4
+        "        self.size = size\n"  # 5
+    ),
+    "app/checkout.py": (
+        "from app.orders import Order\n"  # 1
+        "\n"
+        "\n"
+        "def place(order, size):\n"  # 4
+        "    return order.resize(size - 10)\n"  # 5
+    ),
+    "app/charts.py": "def draw_chart(series):\n    return [point.value for point in series]\n",
+    "app/assets/charts.js": (
+        "function drawChart(series){return series.map(function(point){return point.value})}"
+        + ";var padding=0" * 100
+        + "\n"
+    ),
+    "app/static/vendor_js/lib/chart-2.9.4.js": (
+        "function drawChart(series) { return series.map(function (point) {"
+        " return point.value; }); }\n"
     ),
     "app/billing.py": "def invoice_total(lines):\n    return sum(line.amount for line in lines)\n",
     "app/pages.py": (
@@ -120,7 +185,7 @@ PLOT_TRACE = trace(
 )
 
 
-def test_frames_come_first_with_a_utility_module_after_the_others(workspace: Workspace) -> None:
+def test_frames_come_first_with_an_input_check_after_the_others(workspace: Workspace) -> None:
     found = rank(workspace, PLOT_TRACE)
     assert places(found)[:3] == [
         ("app/stackplot.py", "stackplot", Source.FRAME),
@@ -128,7 +193,37 @@ def test_frames_come_first_with_a_utility_module_after_the_others(workspace: Wor
         ("app/utils.py", "check_positive", Source.FRAME),
     ]
     assert found[0].line == 5 and found[0].start == 4
-    assert "shared utility module" in found[2].reason
+    assert "input check" in found[2].reason
+
+
+def test_an_input_check_goes_after_its_caller_wherever_it_lives(workspace: Workspace) -> None:
+    found = rank(
+        workspace,
+        trace(("app/render.py", 6, "render"), ("app/forms.py", 3, "require_amount"),
+              error="ValueError: amount"),
+    )  # fmt: skip
+    assert [c.symbol for c in found[:2]] == ["render", "require_amount"]
+
+
+def test_a_raise_under_a_parameter_test_stays_first_unless_switched_on(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = trace(
+        ("app/checkout.py", 5, "place"), ("app/orders.py", 4, "resize"), error="ValueError: -10"
+    )
+    assert [c.symbol for c in rank(workspace, text)[:2]] == ["Order.resize", "place"]
+    monkeypatch.setattr(candidates, "ARGUMENT_CHECK_PENALTY", 1.0)
+    assert [c.symbol for c in rank(workspace, text)[:2]] == ["place", "Order.resize"]
+
+
+def test_a_frame_in_a_common_folder_is_product_code(workspace: Workspace) -> None:
+    found = rank(
+        workspace,
+        trace(("app/render.py", 7, "render"), ("app/common/dom.py", 2, "build_node"),
+              error="TypeError: can only concatenate str (not \"int\") to str"),
+    )  # fmt: skip
+    assert [c.symbol for c in found[:2]] == ["build_node", "render"]
+    assert found[0].reason == "where it failed: the innermost in-app frame"
 
 
 def test_the_headline_lifts_the_frame_it_is_about(workspace: Workspace) -> None:
@@ -160,14 +255,39 @@ def test_a_null_argument_puts_the_caller_first(workspace: Workspace) -> None:
     found = rank(
         workspace,
         trace(
-            ("app/service.py", 6, "share_note"),
-            ("app/mail.py", 2, "notify"),
+            ("app/service.py", 10, "welcome"),
+            ("app/mail.py", 10, "greet"),
             error="AttributeError: 'NoneType' object has no attribute 'email'",
         ),
     )
-    assert [c.symbol for c in found[:2]] == ["share_note", "notify"]
+    assert [c.symbol for c in found[:2]] == ["welcome", "greet"]
     assert found[0].reason.startswith("passes the missing value on")
     assert found[1].reason == "where it failed: the innermost in-app frame"
+
+
+def test_a_null_field_of_an_argument_keeps_the_crash_site_first(workspace: Workspace) -> None:
+    found = rank(
+        workspace,
+        trace(
+            ("app/cart.py", 6, "checkout"),
+            ("app/cart.py", 2, "cart_size"),
+            error="AttributeError: 'NoneType' object has no attribute 'count'",
+        ),
+    )  # `cart.items.count`: the missing value is the field read right there
+    assert [c.symbol for c in found[:2]] == ["cart_size", "checkout"]
+
+
+def test_a_null_field_the_caller_sets_puts_the_caller_first(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = trace(
+        ("app/service.py", 6, "share_note"),
+        ("app/mail.py", 2, "notify"),
+        error="AttributeError: 'NoneType' object has no attribute 'email'",
+    )  # `share.recipient.email`, and share_note sets `share.recipient = …`
+    assert [c.symbol for c in rank(workspace, text)[:2]] == ["share_note", "notify"]
+    monkeypatch.setattr(candidates, "_sets_field", lambda caller, field, workspace: False)
+    assert [c.symbol for c in rank(workspace, text)[:2]] == ["notify", "share_note"]
 
 
 def test_a_null_attribute_of_self_keeps_the_crash_site_first(workspace: Workspace) -> None:
@@ -237,6 +357,69 @@ def test_peripheral_paths() -> None:
     assert is_peripheral("src/foo_test.py") and is_peripheral("setup.py")
     assert not is_peripheral("android/src/com/demo/notes/Note.kt")
     assert not is_peripheral("lib/matplotlib/rcsetup.py")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "pkg/test_models.py", "pkg/models_test.py", "pkg/tests/helpers.py",
+        "pkg/testing/compare.py", "conftest.py", "pkg/conftest.py", "spec/cart_spec.rb",
+        "web/cart.spec.ts", "web/cart.test.tsx", "web/__tests__/cart.js",
+        "src/test/java/com/acme/CartTest.java", "src/main/java/com/acme/CartTests.java",
+        "cart_test.go",
+    ],
+)  # fmt: skip
+def test_test_files_by_common_conventions(path: str) -> None:
+    assert is_test(path)
+
+
+def test_product_files_are_not_tests() -> None:
+    for path in ("pkg/contest.py", "pkg/attestation.py", "src/main/java/com/acme/Cart.java",
+                 "lib/matplotlib/rcsetup.py", "web/latest.js"):  # fmt: skip
+        assert not is_test(path), path
+
+
+def test_vendored_and_minified_assets() -> None:
+    for path in ("static/js/jquery-3.5.1.js", "web/d3.min.js", "vendor/six.py",
+                 "pkg/third_party/yaml/reader.py", "app/static/admin/js/lib/ui.js",
+                 "src/externals/arff.py"):  # fmt: skip
+        assert is_vendored(path), path
+    for path in ("static/js/app.js", "pkg/version.py", "web/main-page.js", "lib/cart.py"):
+        assert not is_vendored(path), path
+
+
+def test_a_guard_is_named_for_checking_its_input() -> None:
+    for name in ("check_array", "_check_sample_weight", "Validate.notNull", "requireNonNull",
+                 "assertIsValid", "ensure_str", "Form._validate_unique", "verify"):  # fmt: skip
+        assert is_guard_name(name), name
+    for name in ("checkout", "requirements", "Validator.build", "render", "assertion_text"):
+        assert not is_guard_name(name), name
+
+
+def test_vendored_and_minified_files_do_not_rank_first(workspace: Workspace) -> None:
+    found = rank(workspace, "drawChart draws the wrong point value for a series")
+    paths = [c.path for c in found]
+    assert paths[0] == "app/charts.py"
+    assert paths.index("app/static/vendor_js/lib/chart-2.9.4.js") > 0
+    assert paths.index("app/assets/charts.js") > 0  # one 1,000-character line: minified
+
+
+def test_a_trace_without_a_frame_in_the_repository_falls_back_to_names(
+    workspace: Workspace,
+) -> None:
+    text = (
+        "Paging past the end crashes\n\n```\n>>> from app.pages import Pager\n"
+        ">>> Pager().page(10, 3, 0)\nTraceback (most recent call last):\n"
+        '  File "<stdin>", line 1, in <module>\n'
+        '  File "/usr/lib/python3.11/site-packages/numpy/core/fromnumeric.py", line 3, in sum\n'
+        "ZeroDivisionError: integer division or modulo by zero\n```\n"
+    )
+    [first, *_] = rank(workspace, text)
+    assert (first.path, first.symbol, first.source) == (
+        "app/pages.py",
+        "Pager.page",
+        Source.MENTION,
+    )
 
 
 def test_an_empty_repository_gives_no_candidates(make_repo: MakeRepo, home: Path) -> None:

@@ -441,3 +441,25 @@ def test_ground_finding_checks_the_files_and_adds_provenance(workspace: Workspac
     assert finding.provenance.models == ["scripted"] and finding.provenance.requests == 3
     assert finding.provenance.tool_calls == {"explore": 1}
     assert finding.provenance.durations == {"exploring": 0.5}
+
+
+def test_a_trace_from_the_repl_falls_back_to_the_names_the_report_gives(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "shop").mkdir(parents=True)
+    (repo / "shop" / "pager.py").write_text(
+        "class Pager:\n    def page(self, total, number, per_page):\n"
+        "        return total // per_page\n"
+    )
+    (repo / "shop" / "cart.py").write_text("def cart_total(items):\n    return sum(items)\n")
+    text = (
+        "Paging with zero per page crashes\n\n```\n>>> from shop.pager import Pager\n"
+        ">>> Pager().page(10, 3, 0)\nTraceback (most recent call last):\n"
+        '  File "<stdin>", line 1, in <module>\n'
+        '  File "/usr/lib/python3.11/site-packages/numpy/core/fromnumeric.py", line 3, in sum\n'
+        "ZeroDivisionError: integer division or modulo by zero\n```\n"
+    )
+    outcome = diagnose(ReportIn(text=text), Workspace(repo, home=tmp_path / "home"))
+    finding = outcome.finding
+    assert outcome.state is State.COMPLETE and finding is not None
+    assert not finding.title.startswith("Not located")
+    assert finding.files[0].path == "shop/pager.py"

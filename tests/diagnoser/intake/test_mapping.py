@@ -50,6 +50,29 @@ def test_suffix_module_and_library_frames() -> None:
     assert mapped[9].unmapped_reason == "no repository file matches '/somewhere/else/unknown.py'"
 
 
+def test_a_jvm_frame_maps_by_its_package_before_the_bare_file_name() -> None:
+    files = [
+        "src/java/org/apache/commons/lang/NumberUtils.java",
+        "src/java/org/apache/commons/lang/math/NumberUtils.java",
+        "src/main/kotlin/com/acme/Cart.kt",
+    ]
+    frames = [
+        Frame(
+            file="NumberUtils.java",
+            line=542,
+            module="org.apache.commons.lang.math.NumberUtils",
+            function="createNumber",
+        ),
+        Frame(file="NumberUtils.java", line=3, module="org.apache.commons.lang.NumberUtils"),
+        Frame(file="Cart.kt", line=9, module="com.elsewhere.Cart"),  # package unknown: the name
+    ]
+    assert [m.repo_path for m in map_frames(frames, files)] == [
+        "src/java/org/apache/commons/lang/math/NumberUtils.java",
+        "src/java/org/apache/commons/lang/NumberUtils.java",
+        "src/main/kotlin/com/acme/Cart.kt",
+    ]
+
+
 def test_python_module_maps_to_a_file() -> None:
     mapped = map_frames([Frame(module="notes.store", function="get", line=18)], FILES)
     assert mapped[0].repo_path == "notes/store.py"

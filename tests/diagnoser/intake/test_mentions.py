@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from diagnoser.intake.mentions import find_mentions
+from diagnoser.intake.mentions import code_lines, find_mentions
 
 TEXT = """The app crashes in `NoteStore.save` when I save. See notes/store.py:42 and
 django.db.models.query (docs: https://example.com/guide/setup.py).
@@ -29,3 +29,28 @@ def test_caps_and_huge_input() -> None:
     text = " ".join(f"name_{i}" for i in range(500)) + " x.py" * 10
     found = find_mentions(text * 100)
     assert len(found.identifiers) == 30 and found.files == ["x.py"]
+
+
+def test_names_in_code_the_reporter_ran() -> None:
+    text = (
+        "Multiplying on the left is wrong\n\n"
+        ">>> from sympy import Poly, Symbol as S\n"
+        ">>> x*Poly(x)\n"
+        "x*Poly(x, x, domain='ZZ')\n"
+        "In [3]: expr.subs(a, b).doit()\n\n"
+        "```python\n"
+        "model = make_pipeline().fit(X)\n"
+        "model.score_samples(X)\n"
+        "```\n"
+        "Outside code, a.prose_call(x) chain is not read as code.\n"
+    )
+    found = find_mentions(text)
+    assert found.identifiers[:2] == ["Poly", "subs"]
+    for name in ("doit", "Symbol", "make_pipeline", "fit", "score_samples"):
+        assert name in found.identifiers, name
+    assert "S" not in found.identifiers
+
+
+def test_code_lines_are_fenced_blocks_and_repl_input() -> None:
+    text = "prose x.y()\n```\na.b()\n```\n>>> c.d()\n... e.f()\nIn [2]: g.h()\nOut[2]: 1\n"
+    assert code_lines(text) == ["a.b()", "c.d()", "e.f()", "g.h()"]

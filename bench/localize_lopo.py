@@ -1,0 +1,368 @@
+"""Leave-one-project-out choice of the localization weights and rules (issue 11).
+
+    bash ../shared/bench/get_sources.sh bench/.cache/devbench
+    .venv/bin/python bench/localize_lopo.py
+
+The candidate ranking only (`diagnoser.candidates`, no model, no tools), limit=10. Each
+release's Workspace and each case's report are built once; the ranking is then re-run
+under every setting of a small grid: one weight or rule changed at a time from the module
+constants. For each fold (choose on two projects, measure on the third) every weight and
+rule takes the value that is best on the two training projects (macro mean of file Acc@1
+and Acc@5; ties keep the module constant), and the combined choice is measured on the
+held-out project, beside the choice made on all three (in-sample). Also prints a
+per-project ablation table (each rule or signal off). File Acc@k is over distinct files;
+function Acc@5 over the first five `file::symbol` places (last name component).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from diagnoser import candidates
+from diagnoser.intake import ReportIn, mentions
+from diagnoser.intake.intake import build_report
+from diagnoser.intake.report import Report
+from diagnoser.workspace import Workspace
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+import focus  # noqa: E402
+
+LIMIT = 10
+KS = (1, 3, 5, 10)
+PROJECTS = ("Django", "scikit-learn", "matplotlib")
+NEVER = re.compile(r"(?!)")
+
+
+def _old_is_test(path: str) -> bool:
+    """Before issue 11: `test*` names, a few suffixes, `tests/`, `test/`, `__tests__/`."""
+    name = path.rsplit("/", 1)[-1]
+    return (
+        name.startswith("test")
+        or name.endswith(("_test.py", "_tests.py", ".test.js", ".spec.js", "Test.java", "Test.kt"))
+        or any(part in f"/{path}" for part in ("/tests/", "/test/", "/__tests__/"))
+    )
+
+
+WEIGHTS: dict[str, tuple[float, ...]] = {
+    "FRAME_DECAY": (0.25, 0.5, 1.0, 2.0),
+    "GUARD_PENALTY": (0.0, 1.0),
+    "ARGUMENT_CHECK_PENALTY": (0.0, 1.0),
+    "UTILITY_PENALTY": (0.0, 1.0),
+    "FRAME_HEADLINE_WEIGHT": (0.0, 0.75, 1.5, 3.0),
+    "TEXT_WEIGHT": (0.5, 1.0, 2.0),
+    "HEADLINE_WEIGHT": (0.0, 0.35, 0.7, 1.4),
+    "NAMED_FILE_WEIGHT": (0.0, 0.3, 0.6, 1.2),
+    "NAMED_DEFINITION_WEIGHT": (0.0, 0.1, 0.2, 0.4, 0.8),
+}
+"""The grid: each weight's values, tried one weight at a time."""
+RULES: dict[str, dict[tuple[object, str], object]] = {
+    "null rule: any field of a parameter": {(candidates, "NULL_FIELD_NEEDS_CALLER"): False},
+    "no vendored/minified rule": {(candidates, "_is_copied"): lambda path, workspace: False},
+    "no code names in mentions": {(mentions, "CODE_NAMES"): False},
+    "old test-file conventions": {(candidates, "is_test"): _old_is_test},
+}
+"""Each new rule switched off (or back to what it replaced)."""
+SIGNALS: dict[str, dict[str, float]] = {
+    "no frames' depth order": {"FRAME_DECAY": 0.0},
+    "no headline": {"HEADLINE_WEIGHT": 0.0, "FRAME_HEADLINE_WEIGHT": 0.0},
+    "no report words (BM25)": {"TEXT_WEIGHT": 0.0},
+    "no named files or definitions": {"NAMED_FILE_WEIGHT": 0.0, "NAMED_DEFINITION_WEIGHT": 0.0},
+    "no guard demotion": {"GUARD_PENALTY": 0.0, "ARGUMENT_CHECK_PENALTY": 0.0},
+    "old utility-folder demotion": {"UTILITY_PENALTY": 1.0},
+}
+
+
+@dataclass(frozen=True)
+class Setting:
+    label: str
+    weights: tuple[tuple[str, float], ...] = ()
+    rules: tuple[str, ...] = ()
+
+    def changes(self) -> dict[tuple[object, str], object]:
+        found: dict[tuple[object, str], object] = {
+            (candidates, name): value for name, value in self.weights
+        }
+        for rule in self.rules:
+            found.update(RULES[rule])
+        return found
+
+
+@dataclass(frozen=True)
+class Outcome:
+    files: tuple[str, ...]
+    places: tuple[tuple[str, str], ...]
+    """(file, last name component of the symbol), first five distinct."""
+
+
+@contextmanager
+def patched(changes: dict[tuple[object, str], object]) -> Iterator[None]:
+    saved = {key: getattr(*key) for key in changes}
+    for (module, name), value in changes.items():
+        setattr(module, name, value)
+    retest = any(name == "is_test" for _, name in changes)
+    if retest:
+        candidates._TERM_INDEXES.clear()
+    try:
+        yield
+    finally:
+        for (module, name), value in saved.items():
+            setattr(module, name, value)
+        if retest:
+            candidates._TERM_INDEXES.clear()
+
+
+def grid() -> list[Setting]:
+    settings = [Setting("module constants")]
+    for name, values in WEIGHTS.items():
+        current = getattr(candidates, name)
+        settings += [Setting(f"{name}={v:g}", ((name, v),)) for v in values if v != current]
+    settings += [Setting(rule, rules=(rule,)) for rule in RULES]
+    for label, weights in SIGNALS.items():
+        if any(getattr(candidates, n) != v for n, v in weights.items()):
+            settings.append(Setting(label, tuple(weights.items())))
+    return settings
+
+
+@contextmanager
+def memoized() -> Iterator[None]:
+    """The ranking's pure, weight-free steps computed once per input (bench speed only):
+    the names a report defines and the files it names, BM25 scores, a file's best function."""
+    originals = {
+        name: getattr(candidates, name)
+        for name in ("_named_definitions", "_named_files", "_best_function", "_is_copied")
+    }
+    memo: dict[tuple[object, ...], object] = {}
+
+    def cached(name: str, key: Callable[..., tuple[object, ...]]) -> Callable[..., object]:
+        def call(*args: object) -> object:
+            found = (name, *key(*args))
+            if found not in memo:
+                memo[found] = originals[name](*args)
+            return memo[found]
+
+        return call
+
+    report_key = lambda report, index: (id(report), id(index))  # noqa: E731
+    wrappers = {
+        "_named_definitions": cached("_named_definitions", report_key),
+        "_named_files": cached("_named_files", report_key),
+        "_best_function": cached(
+            "_best_function",
+            lambda path, within, query, repo: (
+                path,
+                within,
+                query,
+                id(candidates.term_index(repo)),
+            ),
+        ),
+        "_is_copied": cached("_is_copied", lambda path, workspace: (path, id(workspace))),
+    }
+    scores = candidates.TermIndex.scores
+
+    def cached_scores(self: candidates.TermIndex, query: object) -> dict[str, float]:
+        key = ("scores", id(self), tuple(sorted(set(query))))  # type: ignore[call-overload]
+        if key not in memo:
+            memo[key] = scores(self, query)  # type: ignore[arg-type]
+        return memo[key]  # type: ignore[return-value]
+
+    for name, wrapper in wrappers.items():
+        setattr(candidates, name, wrapper)
+    candidates.TermIndex.scores = cached_scores  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        for name, original in originals.items():
+            setattr(candidates, name, original)
+        candidates.TermIndex.scores = scores  # type: ignore[method-assign]
+
+
+def run(
+    cases: list[dict[str, object]], src: Path, home: Path, settings: list[Setting]
+) -> dict[str, list[Outcome]]:
+    """Every setting's outcome per case (in case order), one Workspace at a time."""
+    found: dict[str, list[Outcome | None]] = {s.label: [None] * len(cases) for s in settings}
+    by_root: dict[str, list[int]] = {}
+    for number, case in enumerate(cases):
+        by_root.setdefault(str(case["root"]), []).append(number)
+    for root, numbers in by_root.items():
+        with memoized():
+            _run_root(cases, numbers, Workspace(src / root, home=home), settings, found)
+        print(f"  {root}: {len(numbers)} cases", file=sys.stderr, flush=True)
+    return {label: [o for o in outcomes if o is not None] for label, outcomes in found.items()}
+
+
+def _run_root(
+    cases: list[dict[str, object]],
+    numbers: list[int],
+    workspace: Workspace,
+    settings: list[Setting],
+    found: dict[str, list[Outcome | None]],
+) -> None:
+    index = workspace.repository.index
+    reports: dict[bool, dict[int, Report]] = {}
+    for code in (True, False):
+        with patched({(mentions, "CODE_NAMES"): code}):
+            reports[code] = {
+                n: build_report(
+                    ReportIn(text=str(cases[n]["problem_statement"])),
+                    files=index.files,
+                    index=index,
+                )
+                for n in numbers
+            }
+    for setting in settings:
+        with patched(setting.changes()):
+            for n in numbers:
+                ranked = candidates.rank_candidates(
+                    reports[mentions.CODE_NAMES][n], workspace, limit=LIMIT
+                )
+                found[setting.label][n] = _outcome(ranked)
+
+
+def _outcome(ranked: list[candidates.Candidate]) -> Outcome:
+    files = tuple(dict.fromkeys(c.path for c in ranked))
+    places = tuple(
+        dict.fromkeys((c.path, c.symbol.rsplit(".", 1)[-1]) for c in ranked if c.symbol)
+    )[:5]
+    return Outcome(files, places)
+
+
+def file_hits(case: dict[str, object], outcome: Outcome, k: int) -> bool:
+    return bool(set(outcome.files[:k]) & set(case["gold_files"]))  # type: ignore[call-overload]
+
+
+def function_hit(case: dict[str, object], outcome: Outcome) -> bool:
+    wanted = {
+        (g.split("::")[0], g.split("::")[1].rsplit(".", 1)[-1])
+        for g in case["gold_functions"]  # type: ignore[attr-defined]
+    }
+    return bool(wanted & set(outcome.places))
+
+
+def metrics(cases: list[dict[str, object]], outcomes: list[Outcome], keep: Callable) -> str:  # type: ignore[type-arg]
+    pairs = [(c, o) for c, o in zip(cases, outcomes, strict=True) if keep(c)]
+    cells = [
+        f"{100 * sum(file_hits(c, o, k) for c, o in pairs) / max(len(pairs), 1):.0f}" for k in KS
+    ]
+    scored = [(c, o) for c, o in pairs if c["gold_functions"]]
+    function = 100 * sum(function_hit(c, o) for c, o in scored) / max(len(scored), 1)
+    return f"{'/'.join(cells)} | {function:.0f}"
+
+
+def objective(cases: list[dict[str, object]], outcomes: list[Outcome], projects: set[str]) -> float:
+    """Macro mean over `projects` of (file Acc@1 + Acc@5) / 2."""
+    total = 0.0
+    for project in projects:
+        pairs = [(c, o) for c, o in zip(cases, outcomes, strict=True) if c["package"] == project]
+        hits = sum(file_hits(c, o, 1) + file_hits(c, o, 5) for c, o in pairs)
+        total += hits / (2 * max(len(pairs), 1))
+    return total / len(projects)
+
+
+def choose(
+    cases: list[dict[str, object]], results: dict[str, list[Outcome]], projects: set[str]
+) -> Setting:
+    """Each weight and rule at its best on `projects` (ties keep the module constant)."""
+    base = objective(cases, results["module constants"], projects)
+    weights: list[tuple[str, float]] = []
+    for name, values in WEIGHTS.items():
+        best, best_score = getattr(candidates, name), base
+        for value in values:
+            label = f"{name}={value:g}"
+            if label in results and (score := objective(cases, results[label], projects)) > (
+                best_score + 1e-9
+            ):
+                best, best_score = value, score
+        if best != getattr(candidates, name):
+            weights.append((name, best))
+    rules = tuple(r for r in RULES if objective(cases, results[r], projects) > base + 1e-9)
+    label = ", ".join([f"{n}={v:g}" for n, v in weights] + list(rules)) or "module constants"
+    return Setting(label, tuple(weights), rules)
+
+
+def main() -> None:
+    cli = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    cli.add_argument("--src", type=Path, default=HERE / ".cache" / "devbench" / "src")
+    cli.add_argument("--home", type=Path, default=HERE / ".cache" / "localize-home")
+    args = cli.parse_args()
+    cases = [c for c in focus.load_cases() if (args.src / c["root"]).is_dir()]
+    started = time.perf_counter()
+    settings = grid()
+    results = run(cases, args.src, args.home, settings)
+    print(f"grid: {len(settings)} settings x {len(cases)} cases in "
+          f"{time.perf_counter() - started:.0f} s", file=sys.stderr)  # fmt: skip
+
+    everyone = set(PROJECTS)
+    chosen = {"in-sample (all three)": choose(cases, results, everyone)}
+    for held in PROJECTS:
+        chosen[f"held out {held}"] = choose(cases, results, everyone - {held})
+    folds = [chosen[f"held out {held}"] for held in PROJECTS]
+    common = [w for w in folds[0].weights if all(w in f.weights for f in folds)]
+    rules = tuple(r for r in folds[0].rules if all(r in f.rules for f in folds))
+    label = ", ".join([f"{n}={v:g}" for n, v in common] + list(rules)) or "module constants"
+    chosen["every fold agrees"] = Setting(label, tuple(common), rules)
+    combined = [s for s in dict.fromkeys(chosen.values()) if s.label not in results]
+    results |= run(cases, args.src, args.home, combined) if combined else {}
+
+    head = "| {} | cases | file Acc@1/3/5/10 | function Acc@5 |\n|---|---|---|---|"
+    print("\n## Choices\n")
+    for fold, setting in chosen.items():
+        print(f"- {fold}: {setting.label}")
+    print("\n## Held-out vs in-sample (file Acc@1/3/5/10, function Acc@5)\n")
+    print(head.format("project: weights chosen on"))
+    insample = chosen["in-sample (all three)"]
+    for held in PROJECTS:
+        keep = _project(held)
+        count = sum(map(keep, cases))
+        for label, outcomes in (
+            ("module constants", results["module constants"]),
+            ("all three (in-sample)", results[insample.label]),
+            ("the other two (held out)", results[chosen[f"held out {held}"].label]),
+            ("every fold agrees", results[chosen["every fold agrees"].label]),
+        ):
+            print(f"| {held}: {label} | {count} | {metrics(cases, outcomes, keep)} |")
+    pooled = [results[chosen[f"held out {c['package']}"].label][n] for n, c in enumerate(cases)]
+    every = _always
+    print(f"| all: module constants | {len(cases)} | "
+          f"{metrics(cases, results['module constants'], every)} |")  # fmt: skip
+    print(f"| all: in-sample | {len(cases)} | {metrics(cases, results[insample.label], every)} |")
+    print(f"| all: each project held out | {len(cases)} | {metrics(cases, pooled, every)} |")
+    tb = _traceback
+    print(f"| traceback: module constants | {sum(map(tb, cases))} | "
+          f"{metrics(cases, results['module constants'], tb)} |")  # fmt: skip
+    print(f"| traceback: each project held out | {sum(map(tb, cases))} | "
+          f"{metrics(cases, pooled, tb)} |")  # fmt: skip
+
+    print("\n## Ablation per project (file Acc@1/3/5/10 | function Acc@5)\n")
+    print("| setting | " + " | ".join(PROJECTS) + " | all |")
+    print("|---|" + "---|" * (len(PROJECTS) + 1))
+    for setting in settings:
+        outcomes = results[setting.label]
+        cells = [metrics(cases, outcomes, _project(p)) for p in PROJECTS]
+        cells.append(metrics(cases, outcomes, every))
+        print(f"| {setting.label} | " + " | ".join(c.replace(" | ", " · ") for c in cells) + " |")
+
+
+def _project(name: str) -> Callable[[dict[str, object]], bool]:
+    return lambda case: case["package"] == name
+
+
+def _always(case: dict[str, object]) -> bool:
+    return True
+
+
+def _traceback(case: dict[str, object]) -> bool:
+    return bool(case["has_traceback"])
+
+
+if __name__ == "__main__":
+    main()
