@@ -491,8 +491,9 @@ def _signals(body: str, *, developer: bool) -> _Signals:
         if cue.literal in masked:
             for match in cue.pattern.finditer(masked):
                 found.negated.append(cue.name or match[0])
-                span = match.end() - match.start()
-                masked = masked[: match.start()] + " " * span + masked[match.end() :]
+                # kept as a bare negator, so "not a single | crash" still cancels the crash
+                blank = "no".ljust(match.end() - match.start())
+                masked = masked[: match.start()] + blank + masked[match.end() :]
     for kind, cues in _FAILURE_CUES.items():
         names = [n for n in _fired(masked, cues, negatable=True) if developer or n != "twice"]
         if names:

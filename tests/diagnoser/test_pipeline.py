@@ -441,3 +441,13 @@ def test_ground_finding_checks_the_files_and_adds_provenance(workspace: Workspac
     assert finding.provenance.models == ["scripted"] and finding.provenance.requests == 3
     assert finding.provenance.tool_calls == {"explore": 1}
     assert finding.provenance.durations == {"exploring": 0.5}
+
+
+def test_every_finding_carries_the_intakes_triage(demo: Workspace) -> None:
+    for entry in EXPECTED:
+        outcome = run_sample(entry, demo)
+        finding = outcome.finding
+        assert finding is not None and outcome.report is not None
+        assert finding.triage == outcome.report.classification
+        assert finding.triage.kind is finding.classification
+        assert any(signal.startswith("rule:") for signal in finding.triage.signals)
