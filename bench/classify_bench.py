@@ -1,6 +1,6 @@
 """Classification by source: our labelled set and the developer benchmark, old vs new.
 
-    PYTHONPATH=$PWD .venv/bin/python bench/classify_bench.py [--calibrate] [--errors dev]
+    PYTHONPATH=$PWD .venv/bin/python bench/classify_bench.py [--calibrate SPLIT] [--errors dev]
 
 Data: bench/data/classify/{dev,test}.jsonl — short texts written for this benchmark
 (not taken from any public app-review dataset), one JSON object a line: `text`, `title`?,
@@ -198,15 +198,15 @@ def errors(split: str) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--calibrate", action="store_true", help="per-rule accuracy on dev")
+    parser.add_argument("--calibrate", choices=SPLITS, help="per-rule accuracy on a split")
     parser.add_argument("--errors", choices=SPLITS, help="list the misses on a split")
     args = parser.parse_args()
     if args.errors:
         print("\n".join(errors(args.errors)))
         return
     if args.calibrate:
-        print("dev, per deciding rule:")
-        print("\n".join(calibrate(load("dev"))))
+        print(f"{args.calibrate}, per deciding rule:")
+        print("\n".join(calibrate(load(args.calibrate))))
         return
     classifiers: dict[str, Classifier] = {"old": old_classifier(), "new": new_classifier}
     lines: list[str] = []
