@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from diagnoser.intake.report import Kind
+from diagnoser.intake.report import Classification, Kind
 
 
 class Role(StrEnum):
@@ -124,6 +124,9 @@ class Finding(BaseModel):
     provenance: Provenance = Field(default_factory=Provenance)
     report_markdown: str = ""
     """The explorer's raw report."""
+    triage: Classification | None = None
+    """Intake's verdict on the report: kind, confidence, the source's prior and the
+    signals that decided it (why this was, or was not, investigated)."""
 
 
 def finding_schema() -> dict[str, object]:

@@ -200,7 +200,9 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
         run.move(State.NOT_ACTIONABLE, "no investigation for this kind")
         title = f"{kind.value.replace('_', ' ')} — not investigated"
         provenance = await asyncio.to_thread(_provenance, workspace, dict(run.durations))
-        finding = Finding(classification=kind, title=title, provenance=provenance)
+        finding = Finding(
+            classification=kind, title=title, provenance=provenance, triage=report.classification
+        )
         return Outcome(run.state, finding, report, events=run.events)
     mapped = sum(1 for f in report.frames if f.in_app)
     run.move(State.MAPPED, f"{mapped} in-app frames of {len(report.frames)}")
@@ -219,6 +221,7 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
         ground_finding, structured, workspace, investigation, dict(run.durations)
     )
     run.move(State.COMPLETE, grounded.status.value)
+    grounded = grounded.model_copy(update={"triage": report.classification})
     return Outcome(run.state, grounded, report, events=run.events)
 
 

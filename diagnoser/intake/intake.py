@@ -55,7 +55,11 @@ def build_report(
         exception=exception,
         mentioned=find_mentions(f"{report.title or ''}\n{report.text}"),
         classification=classify(
-            report.text, title=report.title, rating=report.rating, traces=crash.traces
+            report.text,
+            title=report.title,
+            rating=report.rating,
+            traces=crash.traces,
+            source=report.source,
         ),
         fingerprint=crash.fingerprint,
         truncated=crash.truncated,

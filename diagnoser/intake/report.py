@@ -151,7 +151,12 @@ class Classification(BaseModel):
     kind: Kind
     confidence: float = Field(ge=0.0, le=1.0)
     signals: list[str] = Field(default_factory=list)
-    """What the verdict rests on, e.g. `trace:python`, `phrase:freezes`, `rating:1`."""
+    """What the verdict rests on, e.g. `prior:review`, `rule:failure`, `trace:python`,
+    `failure:freezes`, `rating:1`."""
+    prior: str = "neutral"
+    """What the report's source made us expect: `review` (store reviews: a defect only
+    when a concrete failure is named), `developer` (issue trackers and crash tools: a
+    defect unless clearly a request or a question) or `neutral`."""
 
     @property
     def actionable(self) -> bool:

@@ -62,3 +62,7 @@ COMMIT_CHARS = 12
 
 FALLBACK_LANGUAGE = "text"
 """Fence info string for files whose language is not recognised."""
+
+MAX_TRIAGE_SIGNALS = 6
+"""The triage line names this many deciding signals: the prior, the rule and the first
+few cues say why; a long tail of matched phrases would bury the line."""

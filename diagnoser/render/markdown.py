@@ -14,6 +14,7 @@ from diagnoser.render.constants import (
     CHECK_FAILED,
     CHECK_PASSED,
     COMMIT_CHARS,
+    MAX_TRIAGE_SIGNALS,
     STATUS_BADGES,
 )
 from diagnoser.render.languages import language_for
@@ -36,6 +37,7 @@ def to_markdown(finding: Finding) -> str:
         blocks = [
             _title(finding),
             f"Classified as {finding.classification.value} — not investigated.",
+            *_triage(finding),
         ]
     return "\n\n".join(blocks) + "\n"
 
@@ -60,7 +62,19 @@ def _title(finding: Finding) -> str:
 
 def _header(finding: Finding) -> list[str]:
     badge = f"**{finding.classification.value}** · {STATUS_BADGES[finding.status]}"
-    return [_title(finding), badge]
+    return [_title(finding), badge, *_triage(finding)]
+
+
+def _triage(finding: Finding) -> list[str]:
+    """One line: the intake's kind, its confidence and the signals that decided it."""
+    triage = finding.triage
+    if triage is None:
+        return []
+    signals = ", ".join(code_span(signal) for signal in triage.signals[:MAX_TRIAGE_SIGNALS])
+    more = len(triage.signals) - MAX_TRIAGE_SIGNALS
+    signals += f" (+{more} more)" if more > 0 else ""
+    line = f"Triage: {triage.kind.value} · {triage.confidence:.0%} confident"
+    return [f"{line} · {signals}" if signals else line]
 
 
 def _root_cause(finding: Finding) -> list[str]:

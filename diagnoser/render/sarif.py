@@ -67,11 +67,10 @@ def to_sarif(
         "version": tool_version,
         "rules": rules,
     }
-    return {
-        "$schema": SARIF_SCHEMA_URI,
-        "version": SARIF_VERSION,
-        "runs": [{"tool": {"driver": driver}, "results": results}],
-    }
+    run: JsonObject = {"tool": {"driver": driver}, "results": results}
+    if finding.triage is not None:  # also when nothing was investigated (no result)
+        run["properties"] = {"triage": finding.triage.model_dump(mode="json")}
+    return {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
 
 
 def to_sarif_json(
@@ -184,6 +183,7 @@ def _properties(finding: Finding) -> JsonObject:
         "changes": [change.model_dump(mode="json") for change in finding.changes],
         "risk": finding.risk.model_dump(mode="json"),
         "provenance": finding.provenance.model_dump(mode="json"),
+        "triage": finding.triage.model_dump(mode="json") if finding.triage else None,
     }
 
 

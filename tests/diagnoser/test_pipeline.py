@@ -463,3 +463,13 @@ def test_a_trace_from_the_repl_falls_back_to_the_names_the_report_gives(tmp_path
     assert outcome.state is State.COMPLETE and finding is not None
     assert not finding.title.startswith("Not located")
     assert finding.files[0].path == "shop/pager.py"
+
+
+def test_every_finding_carries_the_intakes_triage(demo: Workspace) -> None:
+    for entry in EXPECTED:
+        outcome = run_sample(entry, demo)
+        finding = outcome.finding
+        assert finding is not None and outcome.report is not None
+        assert finding.triage == outcome.report.classification
+        assert finding.triage.kind is finding.classification
+        assert any(signal.startswith("rule:") for signal in finding.triage.signals)

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from diagnoser.finding import Finding, Location
-from diagnoser.intake.report import Kind
+from diagnoser.finding import Finding, Location, RootCause
+from diagnoser.intake.report import Classification, Kind
 from diagnoser.render import to_markdown
 from tests.diagnoser.render.conftest import FINDING_NAMES, FINDINGS, LoadFinding
 
@@ -104,3 +104,26 @@ def test_one_line_location_and_no_evidence() -> None:
     assert "1. `a.rb:5` — **trigger**\n" in text
     assert "```" not in text
     assert "_No root cause was established._" in text
+
+
+def _triaged(kind: Kind, signals: list[str]) -> Finding:
+    triage = Classification(kind=kind, confidence=0.85, signals=signals, prior="review")
+    return Finding(classification=kind, title="t", triage=triage)
+
+
+def test_the_triage_line_names_kind_confidence_and_deciding_signals() -> None:
+    text = to_markdown(
+        _triaged(Kind.PRAISE, ["prior:review", "rule:praise", "negated:never failed"])
+    )
+    assert text.endswith(
+        "Triage: praise · 85% confident · `prior:review`, `rule:praise`, `negated:never failed`\n"
+    )
+    crash = _triaged(Kind.CRASH, ["prior:developer", "rule:trace", "trace:python"])
+    crash = crash.model_copy(update={"root_cause": RootCause(summary="x", confidence=0.5)})
+    assert "Triage: crash · 85% confident · `prior:developer`" in to_markdown(crash)
+
+
+def test_the_triage_line_is_one_line_however_many_signals() -> None:
+    many = [f"failure:phrase {n}" for n in range(20)] + ["evil `tick`\n# heading"]
+    [line] = [row for row in to_markdown(_triaged(Kind.BUG, many)).splitlines() if "Triage" in row]
+    assert line.endswith("(+15 more)") and "# heading" not in line

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from diagnoser.finding import Finding, Location, Role, RootCause, Status
-from diagnoser.intake.report import Kind
+from diagnoser.intake.report import Classification, Kind
 from diagnoser.render import to_sarif, to_sarif_json
 from diagnoser.render.sarif import fingerprint, level
 from tests.diagnoser.render.conftest import FINDING_NAMES, LoadFinding
@@ -257,3 +257,18 @@ def test_json_text_is_the_same_log(load_finding: LoadFinding) -> None:
     text = to_sarif_json(finding, tool_version="9")
     assert json.loads(text) == to_sarif(finding, tool_version="9")
     assert "```fenced```" in text  # not ASCII-escaped, not altered
+
+
+def test_triage_is_in_the_run_and_result_properties(validator: Any) -> None:
+    triage = Classification(
+        kind=Kind.CRASH, confidence=0.95, signals=["prior:developer", "rule:trace"]
+    )
+    crash = _crash(Status.VERIFIED, 0.9).model_copy(update={"triage": triage})
+    log = to_sarif(crash)
+    [run] = log["runs"]
+    assert run["properties"]["triage"]["signals"] == ["prior:developer", "rule:trace"]
+    assert run["results"][0]["properties"]["triage"]["kind"] == "crash"
+    assert _errors(validator, json.loads(to_sarif_json(crash))) == []
+    praise = Finding(classification=Kind.PRAISE, title="p", triage=triage)
+    [quiet] = to_sarif(praise)["runs"]
+    assert quiet["results"] == [] and quiet["properties"]["triage"]["confidence"] == 0.95

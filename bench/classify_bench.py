@@ -1,0 +1,220 @@
+"""Classification by source: our labelled set and the developer benchmark, old vs new.
+
+    PYTHONPATH=$PWD .venv/bin/python bench/classify_bench.py [--calibrate SPLIT] [--errors dev]
+
+Data: bench/data/classify/{dev,test}.jsonl — short texts written for this benchmark
+(not taken from any public app-review dataset), one JSON object a line: `text`, `title`?,
+`rating`?, `source`, `label` (crash | bug | performance | feature_request | question |
+praise | noise), `lang`. The test half was written before any tuning and is held out;
+rules were tuned on dev only.
+
+Per split and source group:
+- store reviews: bug recall and precision (bug = crash | bug | performance) and
+  four-class accuracy (bug, feature_request, praise, other = question | noise);
+- developer reports: the share of real defects called not actionable, and the share of
+  requests and questions called actionable;
+- the developer benchmark's problem statements (../shared/bench/cases.jsonl, all real
+  bugs, source github): how many are called not actionable.
+Plus leave-one-language-out numbers are not needed for rules that are not fitted; the
+per-language table shows where they miss instead.
+
+"Old" is `diagnoser/intake/classify.py` as on the `main` branch (loaded from `git show`
+at run time, so the comparison is made in the same run); it has no `source` argument.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import subprocess
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from diagnoser.intake.classify import classify, prior_for
+from diagnoser.intake.report import Classification, Source
+from diagnoser.intake.traces import find_traces
+
+HERE = Path(__file__).parent
+DATA = HERE / "data" / "classify"
+CASES = HERE.parent.parent / "shared" / "bench" / "cases.jsonl"
+DEFECTS = frozenset({"crash", "bug", "performance"})
+SPLITS = ("dev", "test")
+
+Classifier = Callable[[dict[str, object]], Classification]
+
+
+def load(split: str) -> list[dict[str, object]]:
+    with (DATA / f"{split}.jsonl").open(encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def four_class(kind: str) -> str:
+    if kind in DEFECTS:
+        return "bug"
+    return kind if kind in {"feature_request", "praise"} else "other"
+
+
+def new_classifier(row: dict[str, object]) -> Classification:
+    text = str(row["text"])
+    return classify(
+        text,
+        title=row.get("title"),  # type: ignore[arg-type]
+        rating=row.get("rating"),  # type: ignore[arg-type]
+        traces=find_traces(text).traces,
+        source=str(row["source"]),
+    )
+
+
+def old_classifier() -> Classifier:
+    """`classify` from `main`, imported from a temporary copy."""
+    source = subprocess.run(
+        ["git", "show", "main:diagnoser/intake/classify.py"],
+        capture_output=True, text=True, check=True, cwd=HERE.parent,
+    ).stdout  # fmt: skip
+    path = Path(tempfile.mkdtemp(prefix="classify-main-")) / "classify_main.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("classify_main", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def run(row: dict[str, object]) -> Classification:
+        text = str(row["text"])
+        result: Classification = module.classify(
+            text, title=row.get("title"), rating=row.get("rating"),
+            traces=find_traces(text).traces,
+        )  # fmt: skip
+        return result
+
+    return run
+
+
+def review_metrics(rows: list[dict[str, object]], kinds: list[str]) -> dict[str, float]:
+    truth = [four_class(str(r["label"])) for r in rows]
+    said = [four_class(k) for k in kinds]
+    tp = sum(t == s == "bug" for t, s in zip(truth, said, strict=True))
+    return {
+        "n": len(rows),
+        "bug_recall": tp / max(1, truth.count("bug")),
+        "bug_precision": tp / max(1, said.count("bug")),
+        "acc4": sum(t == s for t, s in zip(truth, said, strict=True)) / max(1, len(rows)),
+    }
+
+
+def developer_metrics(rows: list[dict[str, object]], kinds: list[str]) -> dict[str, float]:
+    defects = [k for r, k in zip(rows, kinds, strict=True) if r["label"] in DEFECTS]
+    others = [k for r, k in zip(rows, kinds, strict=True) if r["label"] not in DEFECTS]
+    return {
+        "n": len(rows),
+        "defects": len(defects),
+        "defects_skipped": sum(k not in DEFECTS for k in defects) / max(1, len(defects)),
+        "asks": len(others),
+        "asks_investigated": sum(k in DEFECTS for k in others) / max(1, len(others)),
+    }
+
+
+def group(row: dict[str, object]) -> str:
+    return prior_for(str(row["source"]), row.get("rating")).value  # type: ignore[arg-type]
+
+
+def run_split(split: str, classifiers: dict[str, Classifier]) -> list[str]:
+    rows = load(split)
+    out = [f"\n{split}: {len(rows)} texts"]
+    kinds = {name: [f(r).kind.value for r in rows] for name, f in classifiers.items()}
+    reviews = [i for i, r in enumerate(rows) if group(r) == "review"]
+    developer = [i for i, r in enumerate(rows) if group(r) == "developer"]
+    for name in classifiers:
+        rm = review_metrics([rows[i] for i in reviews], [kinds[name][i] for i in reviews])
+        dm = developer_metrics([rows[i] for i in developer], [kinds[name][i] for i in developer])
+        exact = sum(k == r["label"] for k, r in zip(kinds[name], rows, strict=True))
+        out.append(
+            f"  {name:4} reviews (n={rm['n']}): bug recall {rm['bug_recall']:.2f} "
+            f"precision {rm['bug_precision']:.2f} 4-class acc {rm['acc4']:.2f} | "
+            f"developer (n={dm['n']}): defects not actionable {dm['defects_skipped']:.1%} "
+            f"of {dm['defects']}, requests/questions investigated "
+            f"{dm['asks_investigated']:.1%} of {dm['asks']} | 7-class exact "
+            f"{exact / len(rows):.2f}"
+        )
+    by_lang: dict[str, list[int]] = defaultdict(list)
+    for i, r in enumerate(rows):
+        by_lang[str(r["lang"])].append(i)
+    cells = []
+    for lang, idx in sorted(by_lang.items(), key=lambda kv: -len(kv[1])):
+        right = {
+            name: sum(four_class(kinds[name][i]) == four_class(str(rows[i]["label"])) for i in idx)
+            for name in classifiers
+        }
+        cells.append(f"{lang} {'/'.join(str(right[n]) for n in classifiers)} of {len(idx)}")
+    out.append(f"  4-class right by language ({'/'.join(classifiers)}): " + ", ".join(cells))
+    return out
+
+
+def run_cases(classifiers: dict[str, Classifier]) -> list[str]:
+    if not CASES.exists():
+        return [f"\n{CASES} missing: developer benchmark skipped"]
+    rows: list[dict[str, object]] = []
+    with CASES.open(encoding="utf-8") as lines:
+        for line in lines:
+            case = json.loads(line)
+            rows.append({"text": case["problem_statement"], "source": Source.GITHUB.value})
+    out = [f"\ndeveloper benchmark: {len(rows)} problem statements (all real bugs, github)"]
+    for name, f in classifiers.items():
+        kinds = Counter(f(r).kind.value for r in rows)
+        skipped = sum(n for k, n in kinds.items() if k not in DEFECTS)
+        detail = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()) if k not in DEFECTS)
+        out.append(f"  {name:4} not actionable: {skipped} ({detail or 'none'})")
+    return out
+
+
+def calibrate(rows: Iterable[dict[str, object]]) -> list[str]:
+    """Per deciding rule: how often the verdict it reached was right (four classes for
+    reviews, defect vs not for developer reports) — what RULE_CONFIDENCE should say."""
+    seen: dict[str, list[bool]] = defaultdict(list)
+    for row in rows:
+        verdict = new_classifier(row)
+        rule = next((s[5:] for s in verdict.signals if s.startswith("rule:")), "other")
+        if group(row) == "developer":
+            right = (verdict.kind.value in DEFECTS) == (row["label"] in DEFECTS)
+        else:
+            right = four_class(verdict.kind.value) == four_class(str(row["label"]))
+        seen[f"{group(row)}/{rule}"].append(right)
+    return [f"  {rule:28} {sum(v) / len(v):.2f} of {len(v)}" for rule, v in sorted(seen.items())]
+
+
+def errors(split: str) -> list[str]:
+    out = []
+    for row in load(split):
+        verdict = new_classifier(row)
+        if four_class(verdict.kind.value) != four_class(str(row["label"])):
+            out.append(
+                f"  [{row['source']} {row.get('rating', '-')}] {row['label']} -> "
+                f"{verdict.kind.value} {verdict.signals}: {str(row['text'])[:90]!r}"
+            )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--calibrate", choices=SPLITS, help="per-rule accuracy on a split")
+    parser.add_argument("--errors", choices=SPLITS, help="list the misses on a split")
+    args = parser.parse_args()
+    if args.errors:
+        print("\n".join(errors(args.errors)))
+        return
+    if args.calibrate:
+        print(f"{args.calibrate}, per deciding rule:")
+        print("\n".join(calibrate(load(args.calibrate))))
+        return
+    classifiers: dict[str, Classifier] = {"old": old_classifier(), "new": new_classifier}
+    lines: list[str] = []
+    for split in SPLITS:
+        lines += run_split(split, classifiers)
+    lines += run_cases(classifiers)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
