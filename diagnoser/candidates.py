@@ -111,6 +111,11 @@ class Candidate:
     source: Source
     reason: str = ""
     """Why this place, in words for the report."""
+    score: float = 0.0
+    """How strongly its signal points here. A frame: its file's prior (depth decay, less
+    UTILITY_PENALTY in a utility module, plus the headline's lift; so it can be negative).
+    Any other place: its file's relevance total (0 when only a guard's dataflow leads
+    there). Comparable within one source, not across: the list's order is the ranking."""
 
 
 def rank_candidates(
@@ -121,6 +126,7 @@ def rank_candidates(
     index = repository.index
     frames = _frame_candidates(report, index)
     relevance = _relevance(report, repository)
+    priors = _frame_priors([c.path for c in frames], relevance.headline)  # innermost first
     frame_order = _frame_file_order([c.path for c in frames], relevance.headline)
     innermost = frames[:2]
     frames.sort(key=lambda c: frame_order[c.path])
@@ -140,7 +146,7 @@ def rank_candidates(
         *(_place(path, relevance, repository) for path in others[: limit * 2]),
     ]
     ranked.sort(key=lambda c: is_peripheral(c.path))  # stable: order kept within each group
-    return ranked[:limit]
+    return _scored(ranked[:limit], priors, relevance.total)
 
 
 def is_test(path: str) -> bool:
@@ -250,16 +256,32 @@ def _named_definitions(report: Report, index: SymbolIndex) -> list[list[tuple[st
 
 
 def _frame_file_order(paths: list[str], headline: dict[str, float]) -> dict[str, int]:
-    """Frame files (innermost first) → their rank: depth prior, utility modules after the
-    rest, lifted by the headline's relevance."""
+    """Frame files (innermost first) → their rank, by `_frame_priors`."""
+    prior = _frame_priors(paths, headline)
+    return {path: rank for rank, path in enumerate(sorted(prior, key=lambda p: -prior[p]))}
+
+
+def _frame_priors(paths: list[str], headline: dict[str, float]) -> dict[str, float]:
+    """Frame files (innermost first) → their prior: depth decay, utility modules after
+    the rest, lifted by the headline's relevance."""
     files = list(dict.fromkeys(paths))
-    prior = {
+    return {
         path: 1 / (1 + depth) ** FRAME_DECAY
         - UTILITY_PENALTY * is_utility(path)
         + FRAME_HEADLINE_WEIGHT * headline.get(path, 0.0)
         for depth, path in enumerate(files)
     }
-    return {path: rank for rank, path in enumerate(sorted(files, key=lambda p: -prior[p]))}
+
+
+def _scored(
+    ranked: list[Candidate], priors: dict[str, float], relevance: dict[str, float]
+) -> list[Candidate]:
+    """Each candidate with its `score`: a frame's file prior, else its file's relevance."""
+    return [
+        replace(c, score=round(priors.get(c.path, 0.0) if c.source is Source.FRAME
+                               else relevance.get(c.path, 0.0), 4))
+        for c in ranked
+    ]  # fmt: skip
 
 
 def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:
