@@ -309,14 +309,15 @@ def ground_finding(
     workspace: Workspace,
     investigation: Investigation,
     durations: dict[str, float],
-    suspects: Sequence[Suspect] = (),
+    suspected: Sequence[Suspect] = (),
 ) -> Finding:
     """The Finding checked against the files (what fails is dropped, status decided),
-    with its provenance and our `suspects` (whatever a formatter model put there is
-    replaced: they are computed, not extracted). Blocking: reads the files and `.git`."""
+    with its provenance and our `suspected` files as its `suspects` (whatever a formatter
+    model put there is replaced: they are computed, not extracted). Blocking: reads the
+    files and `.git`."""
     models = [investigation.model, *filter(None, [structured.formatter])]
     provenance = _provenance(workspace, durations, models, investigation)
-    found = structured.finding.model_copy(update={"suspects": list(suspects)})
+    found = structured.finding.model_copy(update={"suspects": list(suspected)})
     return ground(found, workspace).model_copy(update={"provenance": provenance})
 
 
