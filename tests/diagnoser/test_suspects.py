@@ -52,11 +52,6 @@ def test_every_ranking_signal_is_a_suspect_signal() -> None:
     assert {s.value for s in Source} == {s.value for s in Signal}
 
 
-def test_enough_candidates_are_ranked_for_ten_files_when_each_file_comes_twice() -> None:
-    ranked = [place(f"m{n // 2}.py", f"f{n}", Source.FRAME) for n in range(SUSPECT_CANDIDATES)]
-    assert len(suspects(ranked)) == MAX_SUSPECTS
-
-
 FILES: dict[str, str | bytes] = {
     "shop/cart.py": (
         "def total(items):\n"  # 1
