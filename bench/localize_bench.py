@@ -7,9 +7,14 @@ For every case in ../shared/bench/cases.jsonl whose release is under
 bench/.cache/devbench/src/: the full pipeline (`diagnose`, offline model) on the problem
 statement as a GitHub-issue-like report, and a BM25 ranking of the release's non-test
 files (identifier-split tokens of content and path) — in the same run. Scores (see the
-bench README): file Acc@1/3/5 (any gold file in the top k), function Acc@5 (a gold
-`path::Class.method` among the Finding's `path::symbol`, last name component), for all
-cases and the traceback subset; tool calls, characters returned by tools, wall time.
+bench README), for all cases and the traceback subset:
+
+- file Acc@1/3/5/10: any gold file among the first k distinct files of the Finding —
+  `files[].path` in order, then `suspects` (the README's definition); the strict variant
+  needs every gold file there; "files only" is the older scoring, without the suspects;
+- function Acc@5: a gold `path::Class.method` among the first 5 distinct `path::symbol`
+  of `files`, then `suspects` (last name component), and files only;
+- tool calls, characters returned by tools, wall time.
 """
 
 from __future__ import annotations
@@ -23,8 +28,9 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import cast
 
-from diagnoser.intake import ReportIn
+from diagnoser.intake import ReportIn, Source
 from diagnoser.pipeline import Event, diagnose
 from diagnoser.workspace import Workspace
 
@@ -33,7 +39,9 @@ sys.path.insert(0, str(HERE))
 
 import focus  # noqa: E402
 
-KS = (1, 3, 5)
+KS = (1, 3, 5, 10)
+BM25_KS = (1, 3, 5)
+FUNCTION_K = 5
 BM25_K1 = 1.2
 BM25_B = 0.75
 _TOKEN = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])")
@@ -106,17 +114,22 @@ def main() -> None:
         events: list[Event] = []
         started = time.perf_counter()
         outcome = diagnose(
-            ReportIn(text=case["problem_statement"], source="github"), workspace, sink=events.append
+            ReportIn(text=case["problem_statement"], source=Source.GITHUB),
+            workspace,
+            sink=events.append,
         )
         seconds = time.perf_counter() - started
         finding = outcome.finding
-        files = list(dict.fromkeys(f.path for f in finding.files)) if finding else []
-        places = [f"{f.path}::{f.symbol}" for f in finding.files if f.symbol] if finding else []
+        located = [(f.path, f.symbol) for f in finding.files] if finding else []
+        suspected = [(s.path, s.symbol) for s in finding.suspects] if finding else []
+        files = list(dict.fromkeys(path for path, _ in located))
         rows.append({
             "id": case["id"],
             "traceback": case["has_traceback"],
             "ours": files,
-            "places": places,
+            "suspects": list(dict.fromkeys(path for path, _ in located + suspected)),
+            "places": _places(located),
+            "suspect_places": _places(located + suspected),
             "bm25": bm25_files(workspace, case["problem_statement"]),
             "gold": set(case["gold_files"]),
             "gold_functions": case["gold_functions"],
@@ -142,36 +155,52 @@ def cold_seconds(case: dict[str, object], src: Path) -> float:
     with tempfile.TemporaryDirectory() as home:
         started = time.perf_counter()
         workspace = Workspace(src / str(case["root"]), home=Path(home))
-        diagnose(ReportIn(text=str(case["problem_statement"]), source="github"), workspace)
+        diagnose(ReportIn(text=str(case["problem_statement"]), source=Source.GITHUB), workspace)
         return time.perf_counter() - started
 
 
-def acc(rows: list[dict[str, object]], key: str, k: int) -> str:
-    hits = sum(bool(set(r[key][:k]) & r["gold"]) for r in rows)  # type: ignore[index,operator]
+def _places(located: list[tuple[str, str | None]]) -> list[str]:
+    """Distinct `path::symbol`, in order, of the places that name a symbol."""
+    return list(dict.fromkeys(f"{path}::{symbol}" for path, symbol in located if symbol))
+
+
+def acc(rows: list[dict[str, object]], key: str, k: int, *, strict: bool = False) -> str:
+    def hit(row: dict[str, object]) -> bool:
+        top, gold = set(row[key][:k]), row["gold"]  # type: ignore[index]
+        return bool(gold <= top if strict else gold & top)  # type: ignore[operator]
+
+    hits = sum(hit(r) for r in rows)
     return f"{100 * hits / max(len(rows), 1):.0f}"
 
 
-def function_acc(rows: list[dict[str, object]], k: int) -> str:
+def function_acc(rows: list[dict[str, object]], k: int, key: str = "places") -> str:
     scored = [r for r in rows if r["gold_functions"]]
     hits = 0
     for r in scored:
-        wanted = {
-            (g.split("::")[0], g.split("::")[1].rsplit(".", 1)[-1]) for g in r["gold_functions"]
-        }  # type: ignore[union-attr]
-        got = {(p.split("::")[0], p.split("::")[1].rsplit(".", 1)[-1]) for p in r["places"][:k]}  # type: ignore[index]
+        gold = cast(list[str], r["gold_functions"])
+        wanted = {(g.split("::")[0], g.split("::")[1].rsplit(".", 1)[-1]) for g in gold}
+        got = {(p.split("::")[0], p.split("::")[1].rsplit(".", 1)[-1]) for p in r[key][:k]}  # type: ignore[index]
         hits += bool(wanted & got)
     return f"{100 * hits / max(len(scored), 1):.0f} (of {len(scored)})"
 
 
 def report(rows: list[dict[str, object]]) -> str:
+    at = "/".join(map(str, KS))
     lines = [
-        "| cases | ours Acc@1/3/5 | BM25 Acc@1/3/5 | ours function Acc@5 |",
-        "|---|---|---|---|",
+        f"| cases | files+suspects Acc@{at} | strict | files only Acc@{at} | strict "
+        f"| BM25 Acc@1/3/5 | function Acc@{FUNCTION_K} files+suspects | files only |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for label, subset in (("all", rows), ("with traceback", [r for r in rows if r["traceback"]])):
-        ours = "/".join(acc(subset, "ours", k) for k in KS)
-        bm25 = "/".join(acc(subset, "bm25", k) for k in KS)
-        lines.append(f"| {label} ({len(subset)}) | {ours} | {bm25} | {function_acc(subset, 5)} |")
+        cells = [
+            "/".join(acc(subset, key, k, strict=strict) for k in KS)
+            for key in ("suspects", "ours")
+            for strict in (False, True)
+        ]
+        bm25 = "/".join(acc(subset, "bm25", k) for k in BM25_KS)
+        functions = [function_acc(subset, FUNCTION_K, key) for key in ("suspect_places", "places")]
+        lines.append(f"| {label} ({len(subset)}) | {' | '.join(cells)} | {bm25} "
+                     f"| {' | '.join(functions)} |")  # fmt: skip
     calls = [int(r["calls"]) for r in rows]  # type: ignore[call-overload]
     chars = [int(r["chars"]) for r in rows]  # type: ignore[call-overload]
     seconds = [float(r["seconds"]) for r in rows]  # type: ignore[arg-type]

@@ -165,6 +165,11 @@ class Candidate:
     source: Source
     reason: str = ""
     """Why this place, in words for the report."""
+    score: float = 0.0
+    """How strongly its signal points here. A frame: its file's prior (depth decay, less
+    UTILITY_PENALTY in a utility module, plus the headline's lift; so it can be negative).
+    Any other place: its file's relevance total (0 when only a guard's dataflow leads
+    there). Comparable within one source, not across: the list's order is the ranking."""
 
 
 def rank_candidates(
@@ -178,7 +183,8 @@ def rank_candidates(
     innermost = frames[:2]
     site = _crash_site(frames[0], workspace) if frames else None
     guards = _guard_files(report, frames, site)
-    frame_order = _frame_file_order([c.path for c in frames], relevance.headline, guards)
+    priors = _frame_priors([c.path for c in frames], relevance.headline, guards)
+    frame_order = _frame_file_order(priors)
     frames.sort(key=lambda c: frame_order[c.path])
     if site is not None and frames[0] != innermost[0]:
         site = None
@@ -202,7 +208,7 @@ def rank_candidates(
     ]
     # stable: order kept within each group
     ranked.sort(key=lambda c: is_peripheral(c.path) or _is_copied(c.path, workspace))
-    return ranked[:limit]
+    return _scored(ranked[:limit], priors, relevance.total)
 
 
 def is_test(path: str) -> bool:
@@ -321,20 +327,35 @@ def _named_definitions(report: Report, index: SymbolIndex) -> list[list[tuple[st
     return found
 
 
-def _frame_file_order(
+def _frame_file_order(priors: dict[str, float]) -> dict[str, int]:
+    """Frame files → their rank, best prior first (ties: innermost first)."""
+    return {path: rank for rank, path in enumerate(sorted(priors, key=lambda p: -priors[p]))}
+
+
+def _frame_priors(
     paths: list[str], headline: dict[str, float], guards: dict[str, float] | None = None
-) -> dict[str, int]:
-    """Frame files (innermost first) → their rank: depth prior, guard helpers (and, with
+) -> dict[str, float]:
+    """Frame files (innermost first) → their prior: depth decay, guard helpers (and, with
     UTILITY_PENALTY, utility modules) after the rest, lifted by the headline's relevance."""
     files = list(dict.fromkeys(paths))
-    prior = {
+    return {
         path: 1 / (1 + depth) ** FRAME_DECAY
         - UTILITY_PENALTY * is_utility(path)
         - (guards or {}).get(path, 0.0)
         + FRAME_HEADLINE_WEIGHT * headline.get(path, 0.0)
         for depth, path in enumerate(files)
     }
-    return {path: rank for rank, path in enumerate(sorted(files, key=lambda p: -prior[p]))}
+
+
+def _scored(
+    ranked: list[Candidate], priors: dict[str, float], relevance: dict[str, float]
+) -> list[Candidate]:
+    """Each candidate with its `score`: a frame's file prior, else its file's relevance."""
+    return [
+        replace(c, score=round(priors.get(c.path, 0.0) if c.source is Source.FRAME
+                               else relevance.get(c.path, 0.0), 4))
+        for c in ranked
+    ]  # fmt: skip
 
 
 def _guard_files(

@@ -2,7 +2,9 @@
 
 The first entry of `files` is the most likely fault location. `status` is earned by
 grounding (`grounding.py`), never claimed by a model: `verified` needs every location and
-change to check out and at least one grounded fault location.
+change to check out and at least one grounded fault location. `suspects` is the ranked
+list beside them: computed by us from the report (`diagnoser.suspects`), never by a model,
+and a hint, not a checked fact.
 """
 
 from __future__ import annotations
@@ -111,6 +113,42 @@ class Provenance(BaseModel):
     """Seconds per pipeline state."""
 
 
+MAX_SUSPECTS = 10
+"""Files a Finding lists as suspects: a list a person still scans (issue 11 asks ten
+deep), and the deepest k the benchmark scores (file Acc@10, bench/README)."""
+
+
+class Signal(StrEnum):
+    """What put a suspect on the list (the ranking's signals, `diagnoser.candidates`)."""
+
+    FRAME = "frame"  # a frame of the report's trace
+    MENTION = "mention"  # the report names the file or a definition in it
+    WORDS = "words"  # only the report's words match
+    DATAFLOW = "dataflow"  # computes a value the failing check tested
+
+
+class Suspect(BaseModel):
+    """A ranked place to look: one file, at its best-ranked function. A hint from the
+    report's signals, not a checked fact — grounding only keeps it if the file and the
+    line exist."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str = Field(min_length=1)
+    """Repo-relative."""
+    symbol: str | None = None
+    """The (qualified) function or class the ranking placed it at, if any."""
+    line: int = Field(ge=1)
+    """A frame's line, or the definition's first line."""
+    score: float
+    """How strongly its signal points here: a frame's prior, else the file's relevance
+    (`Candidate.score`). Comparable within one `source`, not across: the list's order
+    is the ranking's, frames first."""
+    source: Signal
+    reason: str = ""
+    """Why it is on the list, in words."""
+
+
 class Finding(BaseModel):
     classification: Kind
     title: str
@@ -127,6 +165,10 @@ class Finding(BaseModel):
     triage: Classification | None = None
     """Intake's verdict on the report: kind, confidence, the source's prior and the
     signals that decided it (why this was, or was not, investigated)."""
+    suspects: list[Suspect] = Field(default_factory=list, max_length=MAX_SUSPECTS)
+    """Ranked files, best first, one entry per file, beside the grounded `files`:
+    computed from the report (frames, names, words), never by a model; empty when the
+    report was not investigated."""
 
 
 def finding_schema() -> dict[str, object]:

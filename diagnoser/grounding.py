@@ -5,6 +5,10 @@ with a message precise enough to send back to a model as a retry ("lines 40-48 a
 the end of notes/store.py (31 lines)"). `ground` drops what fails, records a `Check` for
 every location and change, computes the blast radius from the symbol index and sets the
 status: `verified` only when everything holds and a fault location is grounded.
+
+Suspects (`Finding.suspects`) are hints from the ranking, not claims: they get no check
+and never change the status; `ground` only drops those whose file is not in the
+workspace or whose line is past its end.
 """
 
 from __future__ import annotations
@@ -18,7 +22,16 @@ from enum import StrEnum
 import whatthepatch
 
 from diagnoser.errors import ToolError
-from diagnoser.finding import BlastRadius, Change, Check, Finding, Location, Role, Status
+from diagnoser.finding import (
+    BlastRadius,
+    Change,
+    Check,
+    Finding,
+    Location,
+    Role,
+    Status,
+    Suspect,
+)
 from diagnoser.workspace import Workspace
 
 BLAST_RADIUS_FILES = 10
@@ -80,8 +93,19 @@ def ground(finding: Finding, workspace: Workspace) -> Finding:
             "checks": checks,
             "status": status,
             "risk": risk,
+            "suspects": [s for s in finding.suspects if _in_workspace(s, workspace)],
         }
     )
+
+
+def _in_workspace(suspect: Suspect, workspace: Workspace) -> bool:
+    """Whether a suspect's file is readable in the workspace (inside it, not denied) and
+    holds its line: a hint may be vague, not made up."""
+    try:
+        lines = workspace.read_text_lines(suspect.path)[1]
+    except ToolError:
+        return False
+    return suspect.line <= len(lines)
 
 
 def blast_radius(files: list[Location], changes: list[Change], workspace: Workspace) -> BlastRadius:

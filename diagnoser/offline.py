@@ -12,6 +12,7 @@ for a word match.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -63,17 +64,26 @@ EXPLANATIONS = tuple((re.compile(pattern), meaning) for pattern, meaning in _KNO
 """What an exception type usually means, in the words the root cause uses."""
 
 
-def offline_model(report: Report, workspace: Workspace) -> FunctionModel:
-    """A FunctionModel that investigates `report` in `workspace` deterministically."""
-    plan = _Plan(report, workspace)
+def offline_model(
+    report: Report, workspace: Workspace, candidates: Sequence[Candidate] | None = None
+) -> FunctionModel:
+    """A FunctionModel that investigates `report` in `workspace` deterministically.
+
+    `candidates` is the run's ranking (the pipeline ranks once, for the suspects too);
+    without it, the model ranks for itself. It reads the first MAX_CANDIDATES either way."""
+    plan = _Plan(report, workspace, candidates)
     return FunctionModel(plan.respond, model_name=MODEL_NAME)
 
 
 class _Plan:
-    def __init__(self, report: Report, workspace: Workspace) -> None:
+    def __init__(
+        self, report: Report, workspace: Workspace, candidates: Sequence[Candidate] | None
+    ) -> None:
         self.report = report
         self.workspace = workspace
-        self.candidates = rank_candidates(report, workspace)
+        if candidates is None:
+            candidates = rank_candidates(report, workspace)
+        self.candidates = list(candidates)
 
     def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         offered = {t.name for t in info.function_tools}

@@ -3,10 +3,14 @@ an explicit state machine (`diagnoser.events`: `State`, `TRANSITIONS`, `Event`).
 
     step            in → out                          states                   runs
     intake          ReportIn → Report                 classified               in a thread
+    rank            Report → candidates               mapped                   in a thread
     investigate     Report → Investigation            exploring, deep_dive,    on the loop (its
                                                       reporting                tools in threads)
     structure       markdown → Structured             structuring              on the loop
     ground_finding  Structured → Finding (grounded)   grounding, complete      in a thread
+
+The ranking (`rank_candidates`) is computed once per run, whatever the model: the offline
+model reads its first places, and the Finding lists its distinct files as `suspects`.
 
 Control flow is plain Python; a model is called only inside `investigate` (one agent run
 through the funnel) and, for a report off the template, `structure`. Every loop is
@@ -38,15 +42,17 @@ from pydantic_ai.models import Model
 from pydantic_ai.usage import UsageLimits
 
 from diagnoser.agent import ExplorerDeps, explorer_agent
+from diagnoser.candidates import Candidate, rank_candidates
 from diagnoser.commit import head_commit
 from diagnoser.constants import RUN_TIMEOUT_SECONDS
 from diagnoser.events import TRANSITIONS, Event, Recorder, Sink, State
-from diagnoser.finding import Finding, Provenance
+from diagnoser.finding import Finding, Provenance, Suspect
 from diagnoser.formatter import format_report
 from diagnoser.funnel import Funnel, Stage
 from diagnoser.grounding import check, ground
 from diagnoser.intake import Kind, Report, ReportIn, Trace, build_report
 from diagnoser.offline import MODEL_NAME, offline_model
+from diagnoser.suspects import SUSPECT_CANDIDATES, suspects
 from diagnoser.template import TemplateError, parse_report
 from diagnoser.workspace import Workspace
 
@@ -206,10 +212,11 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
         return Outcome(run.state, finding, report, events=run.events)
     mapped = sum(1 for f in report.frames if f.in_app)
     run.move(State.MAPPED, f"{mapped} in-app frames of {len(report.frames)}")
+    ranked = await asyncio.to_thread(rank_candidates, report, workspace, limit=SUSPECT_CANDIDATES)
     run.move(State.EXPLORING, f"model {_name(job.model)}")
     investigation = await investigate(
         report, workspace, job.model, funnel=_follow(run),
-        on_tool=lambda detail: run.soon(run.note, f"tool {detail}"),
+        on_tool=lambda detail: run.soon(run.note, f"tool {detail}"), candidates=ranked,
     )  # fmt: skip
     if run.state is not State.REPORTING:  # the model wrote without passing every stage
         run.move(State.REPORTING, "report written")
@@ -218,8 +225,9 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
     found = structured.finding
     run.move(State.GROUNDING, f"{len(found.files)} locations, {len(found.changes)} changes")
     grounded = await asyncio.to_thread(
-        ground_finding, structured, workspace, investigation, dict(run.durations)
-    )
+        ground_finding, structured, workspace, investigation, dict(run.durations),
+        suspects(ranked),
+    )  # fmt: skip
     run.move(State.COMPLETE, grounded.status.value)
     grounded = grounded.model_copy(update={"triage": report.classification})
     return Outcome(run.state, grounded, report, events=run.events)
@@ -249,16 +257,17 @@ async def investigate(
     *,
     funnel: Funnel | None = None,
     on_tool: Callable[[str], None] | None = None,
+    candidates: Sequence[Candidate] | None = None,
 ) -> Investigation:
     """The explorer through the funnel (explore → deep-dive → report): its markdown.
 
-    `offline` is built here from the report (ranking the candidates: blocking, so in a
-    worker thread). `funnel.listener` and `on_tool` are called from the worker threads
-    the tools run in. Raises StepFailed
+    `offline` is built here from the report and the run's ranking, `candidates` (without
+    one it ranks for itself: blocking, so in a worker thread). `funnel.listener` and
+    `on_tool` are called from the worker threads the tools run in. Raises StepFailed
     when the model run fails (a provider's own errors too: connection, auth, limits)."""
     chosen = model
     if model == MODEL_NAME:
-        chosen = await asyncio.to_thread(offline_model, report, workspace)
+        chosen = await asyncio.to_thread(offline_model, report, workspace, candidates)
     deps = ExplorerDeps(workspace=workspace, report=report, funnel=funnel or Funnel())
     deps.on_tool = on_tool
     try:
@@ -303,12 +312,16 @@ def ground_finding(
     workspace: Workspace,
     investigation: Investigation,
     durations: dict[str, float],
+    suspected: Sequence[Suspect] = (),
 ) -> Finding:
     """The Finding checked against the files (what fails is dropped, status decided),
-    with its provenance. Blocking: reads the files and `.git`."""
+    with its provenance and our `suspected` files as its `suspects` (whatever a formatter
+    model put there is replaced: they are computed, not extracted). Blocking: reads the
+    files and `.git`."""
     models = [investigation.model, *filter(None, [structured.formatter])]
     provenance = _provenance(workspace, durations, models, investigation)
-    return ground(structured.finding, workspace).model_copy(update={"provenance": provenance})
+    found = structured.finding.model_copy(update={"suspects": list(suspected)})
+    return ground(found, workspace).model_copy(update={"provenance": provenance})
 
 
 async def _explore(deps: ExplorerDeps, model: Model | str) -> AgentRunResult[str]:

@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from diagnoser.finding import BlastRadius, Change, Check, Finding, Location, Provenance, Risk
+from diagnoser.finding import (
+    BlastRadius,
+    Change,
+    Check,
+    Finding,
+    Location,
+    Provenance,
+    Risk,
+    Suspect,
+)
 from diagnoser.render.constants import (
     CHECK_FAILED,
     CHECK_PASSED,
@@ -18,7 +27,7 @@ from diagnoser.render.constants import (
     STATUS_BADGES,
 )
 from diagnoser.render.languages import language_for
-from diagnoser.render.text import block, code_span, fence, inline
+from diagnoser.render.text import block, code_span, fence, inline, table_cell
 
 
 def to_markdown(finding: Finding) -> str:
@@ -28,6 +37,7 @@ def to_markdown(finding: Finding) -> str:
             *_header(finding),
             *_root_cause(finding),
             *_locations(finding.files),
+            *_suspects(finding.suspects),
             *_changes(finding.changes),
             *_risk(finding.risk),
             *_checks(finding.checks),
@@ -103,6 +113,20 @@ def _locations(files: list[Location]) -> list[str]:
         if location.evidence.strip():
             blocks.append(fence(location.evidence, language_for(location.path)))
     return blocks
+
+
+def _suspects(suspects: list[Suspect]) -> list[str]:
+    """A short table of the ranked files: hints beside the grounded locations."""
+    if not suspects:
+        return []
+    rows = ["| # | file:line | function | score | why |", "|---:|---|---|---:|---|"]
+    for rank, suspect in enumerate(suspects, start=1):
+        where = table_cell(code_span(f"{suspect.path}:{suspect.line}"))
+        function = table_cell(code_span(suspect.symbol)) if suspect.symbol else "—"
+        why = table_cell(inline(f"{suspect.source.value}: {suspect.reason}".rstrip(": ")))
+        rows.append(f"| {rank} | {where} | {function} | {suspect.score:.2f} | {why} |")
+    note = "_Ranked from the report's trace, names and words; hints, not checked findings._"
+    return ["## Suspects", note, "\n".join(rows)]
 
 
 def _changes(changes: list[Change]) -> list[str]:

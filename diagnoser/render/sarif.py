@@ -5,7 +5,9 @@ One run, one result per Finding with locations. GitHub needs, for each result: `
 `region.startLine`; a Finding without locations yields a valid run with no results.
 Proposed changes go in the result's `properties`, not `fixes`: a SARIF fix is a list of
 region replacements, and a unified diff does not map onto those without re-reading the
-file, which a pure renderer cannot do.
+file, which a pure renderer cannot do. The Finding's suspects follow its other locations
+in `relatedLocations`, each with its reason as the message and `properties.suspect`
+(rank, score, source) telling it apart from a grounded location.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import quote
 
-from diagnoser.finding import Finding, Location, Role, Status
+from diagnoser.finding import Finding, Location, Role, Status, Suspect
 from diagnoser.intake.report import Kind
 from diagnoser.render.constants import (
     DEFAULT_TOOL_VERSION,
@@ -132,15 +134,18 @@ def _rule(kind: Kind) -> JsonObject:
 
 def _result(finding: Finding, primary: Location) -> JsonObject:
     related = [location for location in finding.files if location is not primary]
+    locations = [_location(loc, id_=number) for number, loc in enumerate(related, start=1)]
+    locations += [
+        _suspect(suspect, rank=rank, id_=len(related) + rank)
+        for rank, suspect in enumerate(finding.suspects, start=1)
+    ]
     return {
         "ruleId": rule_id(finding.classification),
         "ruleIndex": 0,
         "level": level(finding),
         "message": {"text": _message(finding)},
         "locations": [_location(primary)],
-        "relatedLocations": [
-            _location(location, id_=number) for number, location in enumerate(related, start=1)
-        ],
+        "relatedLocations": locations,
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint(finding)},
         "properties": _properties(finding),
     }
@@ -164,6 +169,25 @@ def _location(location: Location, *, id_: int | None = None) -> JsonObject:
     if location.symbol:
         sarif["logicalLocations"] = [{"fullyQualifiedName": location.symbol}]
     sarif["message"] = {"text": _describe(location)}
+    return sarif
+
+
+def _suspect(suspect: Suspect, *, rank: int, id_: int) -> JsonObject:
+    """A suspect as a related location: its line, its reason, and its rank and score."""
+    sarif: JsonObject = {
+        "id": id_,
+        "physicalLocation": {
+            "artifactLocation": {"uri": _uri(suspect.path), "uriBaseId": SRCROOT},
+            "region": {"startLine": suspect.line},
+        },
+    }
+    if suspect.symbol:
+        sarif["logicalLocations"] = [{"fullyQualifiedName": suspect.symbol}]
+    reason = " ".join(suspect.reason.split())
+    sarif["message"] = {"text": reason or f"suspect ({suspect.source.value})"}
+    sarif["properties"] = {
+        "suspect": {"rank": rank, "score": suspect.score, "source": suspect.source.value}
+    }
     return sarif
 
 

@@ -22,6 +22,9 @@ _ORDERED_MARKER = re.compile(r"^(\d+)([.)])")
 
 _BACKTICK_RUN = re.compile(r"`+")
 
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)((?:\\\\)*)\|")
+"""A `|` after an even number of backslashes (none, or escaped backslashes)."""
+
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 """A balanced code span on one line: kept as it is, since nothing inside it is markup."""
 
@@ -43,6 +46,13 @@ def code_span(text: str) -> str:
     ticks = "`" * (_longest_backtick_run(one_line) + 1)
     pad = " " if one_line.startswith("`") or one_line.endswith("`") else ""
     return f"{ticks}{pad}{one_line}{pad}{ticks}"
+
+
+def table_cell(markdown: str) -> str:
+    """Already-safe inline Markdown (`inline`, `code_span`) made safe in a GFM table cell:
+    every `|` not yet escaped gets a backslash — inside code spans too, where GFM splits
+    cells before it parses spans."""
+    return _UNESCAPED_PIPE.sub(r"\1\\|", markdown)
 
 
 def fence(text: str, language: str = "") -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagnoser.finding import Change, Finding, Location, Role, RootCause, Status
+from diagnoser.finding import Change, Finding, Location, Role, RootCause, Signal, Status, Suspect
 from diagnoser.grounding import CheckKind, check, ground
 from diagnoser.intake.report import Kind
 from diagnoser.workspace import Workspace
@@ -129,3 +129,22 @@ def test_failures_are_dropped_and_recorded_and_status_is_earned(workspace: Works
     only_context = ground(finding(bad, context), workspace)
     assert only_context.status is Status.UNVERIFIED  # no grounded fault location
     assert [f.role for f in only_context.files] == [Role.CONTEXT]
+
+
+def test_grounding_keeps_only_suspects_whose_file_and_line_exist(workspace: Workspace) -> None:
+    def suspect(path: str, line: int) -> Suspect:
+        return Suspect(path=path, line=line, score=0.5, source=Signal.WORDS, reason="words")
+
+    kept = suspect("src/app.py", 9)
+    suspects = [
+        kept,
+        suspect("../outside/secret.txt", 1),  # outside the repository
+        suspect("src/cart.py", 1),  # no such file
+        suspect("src/app.py", 900),  # past the end
+        suspect(".env", 1),  # denied
+    ]
+    result = ground(finding(TOTAL).model_copy(update={"suspects": suspects}), workspace)
+    assert result.suspects == [kept]
+    plain = ground(finding(TOTAL), workspace)
+    assert result.status is plain.status is Status.VERIFIED  # hints: no checks, no status
+    assert result.checks == plain.checks

@@ -16,10 +16,11 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from diagnoser import pipeline, tools
+from diagnoser import offline, pipeline, tools
+from diagnoser.candidates import rank_candidates
 from diagnoser.events import TERMINAL, TRANSITIONS, Event, State
-from diagnoser.finding import Status
-from diagnoser.intake import IntakeError, Kind, ReportIn, from_payload
+from diagnoser.finding import MAX_SUSPECTS, Signal, Status
+from diagnoser.intake import IntakeError, Kind, ReportIn, Source, from_payload
 from diagnoser.pipeline import (
     Investigation,
     Outcome,
@@ -31,6 +32,7 @@ from diagnoser.pipeline import (
     investigate,
     structure,
 )
+from diagnoser.suspects import SUSPECT_CANDIDATES
 from diagnoser.workspace import Workspace
 from tests.conftest import FIXTURES
 
@@ -361,7 +363,7 @@ def test_blocking_steps_run_off_the_loop(
 
         return run
 
-    for name in ("build_report", "offline_model", "ground", "head_commit"):
+    for name in ("build_report", "rank_candidates", "offline_model", "ground", "head_commit"):
         monkeypatch.setattr(pipeline, name, recording(name, getattr(pipeline, name)))
 
     async def from_a_server() -> tuple[Outcome, int]:
@@ -369,7 +371,9 @@ def test_blocking_steps_run_off_the_loop(
 
     outcome, loop_thread = asyncio.run(from_a_server())
     assert outcome.state is State.COMPLETE
-    assert set(threads) == {"build_report", "offline_model", "ground", "head_commit"}
+    assert set(threads) == {
+        "build_report", "rank_candidates", "offline_model", "ground", "head_commit"
+    }  # fmt: skip
     assert loop_thread not in threads.values()
 
 
@@ -473,3 +477,50 @@ def test_every_finding_carries_the_intakes_triage(demo: Workspace) -> None:
         assert finding.triage == outcome.report.classification
         assert finding.triage.kind is finding.classification
         assert any(signal.startswith("rule:") for signal in finding.triage.signals)
+
+
+def test_the_ranking_is_computed_once_and_the_offline_model_reads_it(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(int(kwargs.get("limit", 0)))  # type: ignore[call-overload]
+        return rank_candidates(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "rank_candidates", counted)
+    monkeypatch.setattr(offline, "rank_candidates", counted)
+    outcome = diagnose(ReportIn(text=TRACE), workspace)
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
+    assert calls == [SUSPECT_CANDIDATES]
+    finding = outcome.finding
+    assert finding.files[0].path == finding.suspects[0].path == "src/app.py"
+    assert finding.suspects[0].source is Signal.FRAME and finding.suspects[0].score == 1.0
+    assert len({s.path for s in finding.suspects}) == len(finding.suspects) <= MAX_SUSPECTS
+
+
+def test_a_real_model_gets_our_suspects_too_not_its_own(workspace: Workspace) -> None:
+    model, _ = writer("The bug: Cart.total in src/app.py lines 8-9 sums None prices.")
+
+    def extract(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        [output_tool] = info.output_tools
+        finding = {
+            "classification": "crash",
+            "title": "None prices in Cart.total",
+            "files": [{"path": "src/app.py", "start_line": 8, "end_line": 9}],
+            "suspects": [{"path": "made/up.py", "line": 1, "score": 9, "source": "frame"}],
+        }
+        return ModelResponse(parts=[ToolCallPart(output_tool.name, finding)])
+
+    formatter = FunctionModel(extract, model_name="cheap-formatter")
+    outcome = diagnose(ReportIn(text=TRACE), workspace, model=model, formatter=formatter)
+    assert outcome.finding is not None and outcome.finding.suspects
+    assert outcome.finding.suspects[0].path == "src/app.py"
+    assert "made/up.py" not in [s.path for s in outcome.finding.suspects]
+
+
+def test_a_report_not_investigated_has_no_suspects(demo: Workspace) -> None:
+    praise = (SAMPLES / "reports/review_praise.txt").read_text()
+    outcome = diagnose(ReportIn(text=praise, source=Source.REVIEW, rating=5), demo)
+    assert outcome.state is State.NOT_ACTIONABLE and outcome.finding is not None
+    assert outcome.finding.suspects == []

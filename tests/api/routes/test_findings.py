@@ -73,3 +73,21 @@ def test_a_title_holding_a_nul_is_stored(client: TestClient) -> None:
     listed = client.get("/findings").json()["items"]
     assert [f["id"] for f in listed] == [done["finding_id"]]
     assert "\x00" not in listed[0]["title"]
+
+
+def test_a_finding_comes_back_with_its_suspects(client: TestClient) -> None:
+    finding_id = _finding_id(client, ISSUE, source="github")
+    finding = client.get(f"/findings/{finding_id}").json()["finding"]
+    suspects = finding["suspects"]
+    assert suspects, "an investigated report lists its suspects"
+    assert len({s["path"] for s in suspects}) == len(suspects) <= 10
+    assert suspects[0]["path"] == finding["files"][0]["path"]
+    assert {"path", "symbol", "line", "score", "source", "reason"} <= suspects[0].keys()
+    markdown = client.get(f"/findings/{finding_id}?format=markdown").text
+    assert "## Suspects" in markdown
+    [result] = client.get(f"/findings/{finding_id}?format=sarif").json()["runs"][0]["results"]
+    ranks = [r["properties"]["suspect"]["rank"] for r in result["relatedLocations"]
+             if "suspect" in r.get("properties", {})]  # fmt: skip
+    assert ranks == list(range(1, len(suspects) + 1))
+    praise = _finding_id(client, PRAISE, source="review", rating=5)
+    assert client.get(f"/findings/{praise}").json()["finding"]["suspects"] == []

