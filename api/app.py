@@ -26,7 +26,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api import errors
 from api.auth import KEY_HEADER, Guard, RateLimiter
-from api.database import SQLITE, connect, is_sqlite, migrate, normalise_url
+from api.database import connect, is_sqlite, migrate, normalise_url
 from api.docs import mount_docs
 from api.jobs import Jobs, Runtime
 from api.metrics import MeasureRequests, Metrics
@@ -42,20 +42,13 @@ from repomap import data_home
 
 log = logging.getLogger(__name__)
 WEB_WORKER_THREADS = 8
-"""Threads for a web worker's blocking work on SQLite (routes call the database in
-threads; AnyIO's default is 40). They take turns at one GIL, so a few keep the core busy
-and more only add switching: with `--workers 2`, 8 threads accepted 1.2x the distinct
-reports of 40 (438 and 390/s against 351 and 320/s, bench/service_bench.py, 2026-11-30).
-In one process (no --workers) the request threads share the GIL with the running jobs
-too, and fewer of them slowed accepting in favour of the jobs (195/s against 285/s), so
+"""Threads for a web worker's blocking work (routes call the database in threads; AnyIO's
+default is 40). They take turns at one GIL, so a few keep the core busy and more only
+add switching: with `--workers 2`, 8 threads accepted 1.2x the distinct reports of 40
+(438 and 390/s against 351 and 320/s, bench/service_bench.py, 2026-11-30). In one
+process (no --workers) the request threads share the GIL with the running jobs too,
+and fewer of them slowed accepting in favour of the jobs (195/s against 285/s), so
 that keeps AnyIO's default."""
-WEB_WORKER_THREADS_POSTGRESQL = 24
-"""The same on PostgreSQL, where a request's thread mostly waits, GIL released, for its
-commit's WAL flush (11 ms p50, 29 ms p90 on the development machine), and PostgreSQL
-flushes the commits waiting together at once: more transactions in flight share the
-flushes. 24 threads (more than the 16 requests a worker gets of the bench's 32) against
-8, `--workers 2`, distinct reports: PostgreSQL CPU 0.54 and 0.66 ms per request against
-1.87 and 2.25, 107 and 196/s against 106 and 85/s (2026-11-30, load average 9-15)."""
 TITLE = "diagnoser"
 DESCRIPTION = (
     "A read-only diagnosis service: a crash log, stack trace, review, issue or webhook in; "
@@ -100,7 +93,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         if not service.jobs.runner:  # a web worker: its threads only serve requests
-            to_thread.current_default_thread_limiter().total_tokens = _web_worker_threads(service)
+            to_thread.current_default_thread_limiter().total_tokens = WEB_WORKER_THREADS
         await run_in_threadpool(service.jobs.launch)  # DBOS refuses to start on a loop
         threading.Thread(target=_warm, args=(service,), name="warm", daemon=True).start()
         try:
@@ -127,11 +120,6 @@ def create_app(
     app.add_middleware(MeasureRequests, metrics=service.metrics)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
-
-
-def _web_worker_threads(service: Service) -> int:
-    sqlite = service.store.engine.dialect.name == SQLITE
-    return WEB_WORKER_THREADS if sqlite else WEB_WORKER_THREADS_POSTGRESQL
 
 
 def _warm(service: Service) -> None:
