@@ -18,6 +18,11 @@ and at launch recovers what "local" left unfinished). With `diagnoser serve --wo
 the web workers only enqueue (`runner=False`): a `DBOSClient` writes the workflow to
 DBOS's system database by name, with no DBOS launched in them, so no second process
 ever recovers "local"'s workflows or takes jobs from the queue.
+
+On PostgreSQL DBOS keeps its tables in the app's own database, so a new job's workflow
+is written in the transaction that stores the job (`Jobs.enqueue_in`, through a client on
+the store's engine): one commit per accepted report instead of two, and a job is never
+stored without being queued. SQLite keeps DBOS in a file of its own: a second transaction.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from typing import Any
 
 from dbos import DBOS, DBOSClient, EnqueueOptions, SetWorkflowID
 from pydantic_ai.models import Model
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import OperationalError
 
 from api.database import SQLITE_PRAGMAS, is_sqlite, normalise_url
@@ -241,28 +246,44 @@ class Jobs:
         self.launched = False
         self._client: DBOSClient | None = None
         self._client_engine: Engine | None = None
+        self._in_transaction: DBOSClient | None = None
+
+    @property
+    def transactional(self) -> bool:
+        """A new job can be queued in the transaction that stores it (`enqueue_in`):
+        DBOS's tables are in the app's database (PostgreSQL)."""
+        return self._in_transaction is not None
 
     def launch(self) -> None:
-        if not self.runner:
-            config = self._config()
+        config = self._config()
+        if self.runner:
+            _installed[:] = [self.runtime]
+            DBOS(config=config)
+            DBOS.launch()
+            DBOS.register_queue(
+                QUEUE,
+                worker_concurrency=self.runtime.settings.job_concurrency,
+                polling_interval_sec=POLL_SECONDS,
+            )
+        if not is_sqlite(config["system_database_url"]):
+            # On the store's own engine: its connections are the ones `enqueue_in` gets,
+            # and DBOS then runs its insert precompiled (it compiles it on every call for
+            # a connection of another engine). DBOS leaves an engine it was given open.
+            self._in_transaction = DBOSClient(
+                system_database_engine=self.runtime.store.engine, application_name=APP_NAME
+            )
+            if not self.runner:
+                self._client = self._in_transaction
+        elif not self.runner:
+            self._client_engine = config["system_database_engine"]
             self._client = DBOSClient(
                 system_database_url=config["system_database_url"],
-                system_database_engine=config.get("system_database_engine"),
+                system_database_engine=self._client_engine,
                 application_name=APP_NAME,
             )
-            self._client_engine = config.get("system_database_engine")
-            self.launched = True
-            return
-        _installed[:] = [self.runtime]
-        DBOS(config=self._config())
-        DBOS.launch()
-        DBOS.register_queue(
-            QUEUE,
-            worker_concurrency=self.runtime.settings.job_concurrency,
-            polling_interval_sec=POLL_SECONDS,
-        )
         self.launched = True
-        self.requeue()
+        if self.runner:
+            self.requeue()
 
     def requeue(self) -> None:
         """Hand the queue every job the database says is unfinished (enqueue is
@@ -275,24 +296,30 @@ class Jobs:
         if self._client is None:
             enqueue(job_id)
             return
-        options: EnqueueOptions = {
-            "queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": job_id,
-        }  # fmt: skip
-        self._client.enqueue(options, job_id)
+        self._client.enqueue(_options(job_id), job_id)
+
+    def enqueue_in(self, connection: Connection, job_id: str) -> None:
+        """Queue a job in the caller's open transaction on the store's database, which
+        commits it (only when `transactional`)."""
+        if self._in_transaction is None:
+            raise RuntimeError("this database cannot queue a job in the store's transaction")
+        self._in_transaction.enqueue_in_transaction(connection, _options(job_id), job_id)
 
     def shutdown(self) -> None:
-        if self._client is not None:
+        if self._in_transaction is not None:
+            self._in_transaction.destroy()
+        if self._client is not None and self._client is not self._in_transaction:
             self._client.destroy()
-            self._client = None
             if self._client_engine is not None:  # ours: the client leaves it open
                 self._client_engine.dispose()
-        elif self.launched:
+        if self.runner and self.launched:
             # Without a grace, a running workflow outlives DBOS and fails on its next step
             # ("System database accessed before DBOS was launched"), in a traceback. DBOS
             # waits in whole seconds even for nothing: skip the wait when nothing runs.
             running = self.runtime.store.job_counts().get(JobState.RUNNING.value, 0)
             grace = SHUTDOWN_GRACE_SECONDS if running else 0
             DBOS.destroy(destroy_registry=False, workflow_completion_timeout_sec=grace)
+        self._client = self._in_transaction = self._client_engine = None
         self.launched = False
         _installed.clear()
 
@@ -306,6 +333,10 @@ class Jobs:
         else:  # DBOS keeps its tables in their own schema of the same database
             config["system_database_url"] = url
         return config
+
+
+def _options(job_id: str) -> EnqueueOptions:
+    return {"queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": job_id}
 
 
 def _sqlite_engine(url: str) -> Engine:

@@ -20,7 +20,7 @@ from api.jobs import Jobs
 from api.metrics import Metrics
 from api.schemas import Accepted, JobOut, WebhookAck
 from api.settings import ServiceSettings
-from api.store import Store
+from api.store import Queue, Store
 from diagnoser import ReportIn
 from diagnoser.intake import report_fingerprint
 from diagnoser.registry import Workspaces
@@ -67,12 +67,13 @@ class Service:
         """Queue a diagnosis, or attach to the job answering an identical report."""
         workspace = self.workspaces.get(repo)
         fingerprint = report_fingerprint(report, files=workspace.file_paths)
+        queue = self._queue()
         submitted = self.store.submit(
             repo=repo, source=DIAGNOSE, raw=report.model_dump_json().encode(),
             content_type="application/json", fingerprint=fingerprint,
-            window=self.settings.dedupe_window_seconds,
+            window=self.settings.dedupe_window_seconds, queue=queue,
         )  # fmt: skip
-        if not submitted.attached:
+        if not submitted.attached and queue is None:
             self.jobs.enqueue(submitted.job.id)
         return _accepted(submitted.job, attached=submitted.attached)
 
@@ -86,17 +87,24 @@ class Service:
         if not delivery.act:
             return 200, WebhookAck(ignored=True, reason=delivery.reason or "not acted on")
         kept = {k: v for k in STORED_HEADERS if (v := headers.get(k)) is not None}
+        queue = self._queue()
         job, first = self.store.deliver(
             provider=route, delivery_id=delivery.delivery_id, repo=repo,
             source=delivery.provider, raw=body, headers=kept,
-            content_type=headers.get("content-type", ""),
+            content_type=headers.get("content-type", ""), queue=queue,
         )  # fmt: skip
         url = status_url(job.id)
         if not first:
             reason = f"delivery {delivery.delivery_id} was received before"
             return 200, WebhookAck(job_id=job.id, status_url=url, replayed=True, reason=reason)
-        self.jobs.enqueue(job.id)
+        if queue is None:
+            self.jobs.enqueue(job.id)
         return 202, WebhookAck(job_id=job.id, status_url=url)
+
+    def _queue(self) -> Queue | None:
+        """Queue new jobs in the transaction that stores them when the database allows
+        (PostgreSQL: one commit per report); else (None) `jobs.enqueue` after it."""
+        return self.jobs.enqueue_in if self.jobs.transactional else None
 
     def _verify(
         self, route: str, headers: Mapping[str, str], body: bytes, token: str | None, repo: str

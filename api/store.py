@@ -89,6 +89,11 @@ NUL = "\x00"
 matches no row, and text we store from a report loses it (`_text`)."""
 
 
+Queue = Callable[[Connection, str], None]
+"""Hands a new job (by id) to the job queue in the transaction that stores it, on its
+connection: the job and its place in the queue commit together (`Jobs.enqueue_in`)."""
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -164,11 +169,12 @@ class Store:
 
     def submit(
         self, *, repo: str, source: str, raw: bytes, content_type: str = "",
-        fingerprint: str | None, window: float,
+        fingerprint: str | None, window: float, queue: Queue | None = None,
     ) -> Submitted:  # fmt: skip
         """Keep a report and, in the same transaction, make a new queued job for it, or
         attach it to the job already answering an identical one (same repo and
-        fingerprint, running or ended less than `window` s ago)."""
+        fingerprint, running or ended less than `window` s ago). `queue`, if given,
+        queues a new job in that transaction too."""
         report_id = new_id()
         for _ in range(CLAIM_ATTEMPTS):
             job_id = new_id()
@@ -185,6 +191,8 @@ class Store:
                     job = self._new_job(
                         connection, repo, report_id, fingerprint=fingerprint, job_id=job_id
                     )
+                    if queue is not None:
+                        queue(connection, job.id)
                     return Submitted(job, attached=False)
             except IntegrityError:  # another writer claimed it first: look again
                 continue
@@ -379,10 +387,11 @@ class Store:
 
     def deliver(
         self, *, provider: str, delivery_id: str, repo: str, source: str, raw: bytes,
-        headers: Mapping[str, str], content_type: str,
+        headers: Mapping[str, str], content_type: str, queue: Queue | None = None,
     ) -> tuple[JobOut, bool]:  # fmt: skip
-        """Keep a webhook delivery and queue its job, in one transaction: (the job, True);
-        a delivery id seen before: (its first job, False)."""
+        """Keep a webhook delivery and make its job, in one transaction (`queue`, if
+        given, queues it there too): (the job, True); a delivery id seen before: (its
+        first job, False)."""
         try:
             with self._writing() as connection:
                 report_id = new_id()
@@ -395,6 +404,8 @@ class Store:
                     "provider": provider, "delivery_id": delivery_id, "job_id": job.id,
                     "received_at": self._clock(),
                 })  # fmt: skip
+                if queue is not None:
+                    queue(connection, job.id)
                 return job, True
         except IntegrityError:
             with self._session() as session:

@@ -192,3 +192,52 @@ def test_jobs_stored_but_never_queued_run_when_the_queue_launches(
     client, job_id = stored_before_start
     job = wait_for_job(client, job_id)
     assert job["state"] == "complete" and _finding(client, job)["classification"] == "crash"
+
+
+def test_on_postgresql_a_new_job_is_queued_in_the_commit_that_stores_it(
+    client: TestClient, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On PostgreSQL (DBOS's tables in the app's database) the request makes no second
+    transaction to queue its job: with the separate enqueue broken, a report's job and a
+    delivery's job still run. On SQLite the queue is another file, so it is separate."""
+    jobs = _service(client).jobs
+    assert jobs.transactional == database_url.startswith("postgresql")
+    if not jobs.transactional:
+        return
+
+    def no_second_transaction(job_id: str) -> None:
+        raise AssertionError(f"job {job_id} was queued outside the transaction storing it")
+
+    monkeypatch.setattr(jobs, "enqueue", no_second_transaction)
+    response = client.post("/diagnose", json={"report": {"text": CRASH}})
+    assert response.status_code == 202, response.text
+    job_id = response.json()["job_id"]
+    body = _play_poll([_play_review(1, REVIEWS[0][0], REVIEWS[0][1])])
+    delivered = _post_reviews(client, body)
+    for queued in (job_id, delivered):
+        assert wait_for_job(client, queued)["state"] == "complete"
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_transaction_lost_after_queueing_keeps_neither_job_nor_workflow(
+    client: TestClient,
+) -> None:
+    """The job and its place in the queue commit together (PostgreSQL): a failure after
+    the enqueue, before the commit, leaves no job and no workflow, nothing half-accepted."""
+    service = _service(client)
+    queued: list[str] = []
+
+    def queue_then_fail(connection: Any, job_id: str) -> None:
+        service.jobs.enqueue_in(connection, job_id)
+        queued.append(job_id)
+        raise RuntimeError("lost before the commit")
+
+    with pytest.raises(RuntimeError, match="lost before the commit"):
+        service.store.submit(
+            repo="demo", source=DIAGNOSE, raw=b"{}", fingerprint="lost", window=60,
+            queue=queue_then_fail,
+        )  # fmt: skip
+    [job_id] = queued
+    assert service.store.job(job_id) is None
+    assert DBOS.get_workflow_status(job_id) is None
+    assert _rows(client, "SELECT count(*) FROM claims WHERE fingerprint = 'lost'") == [(0,)]
