@@ -96,6 +96,7 @@ def serve(argv: Sequence[str]) -> int:
         config = uvicorn.Config(
             workers.WEB_APP, factory=True, workers=args.workers, host=host, port=args.port,
             log_level=args.log_level, access_log=args.log_level == "debug",
+            timeout_worker_healthcheck=workers.HEALTHCHECK_SECONDS,
         )  # fmt: skip
         return workers.run(service, config, metrics)
     config = uvicorn.Config(

@@ -49,6 +49,10 @@ log = logging.getLogger(__name__)
 WEB_APP = "api.workers:web_app"
 """The workers' app factory, as uvicorn imports it in each worker."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+HEALTHCHECK_SECONDS = 30
+"""How long a web worker may take to start (imports, settings, its database pool) or to
+answer the supervisor's ping before it is replaced. uvicorn's 5 s default killed workers
+that were merely slow on a busy 2-core machine, and the replacements were as slow."""
 
 
 def web_app() -> FastAPI:

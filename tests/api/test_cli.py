@@ -12,7 +12,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import uvicorn
 
+from api import cli, workers
+from api.service import Service
 from tests.api.server import ROOT, command, free_port, serve, server_env
 
 RUN_DEADLINE_SECONDS = 120.0
@@ -145,3 +148,25 @@ def test_the_diagnosis_cli_answers_through_the_same_entry_point(tmp_path: Path) 
     done = _run("diagnose", "--help", env=_settings(tmp_path))
     assert done.returncode == 0 and done.stdout.startswith("usage: diagnoser diagnose")
     assert "--format" in done.stdout
+
+
+def test_web_workers_get_time_to_start_on_a_busy_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """uvicorn replaces a worker that has not started within `timeout_worker_healthcheck`
+    (5 s by default): too short for a worker importing the app on a loaded machine."""
+    for name, value in _settings(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    started: list[uvicorn.Config] = []
+
+    def run(service: Service, config: uvicorn.Config, metrics: Path) -> int:
+        started.append(config)
+        service.store.engine.dispose()
+        return 0
+
+    monkeypatch.setattr(workers, "run", run)
+    monkeypatch.setattr(workers, "metrics_directory", lambda: tmp_path / "metrics")
+    assert cli.serve(["--workers", "2", "--port", str(free_port())]) == 0
+    [config] = started
+    assert config.workers == 2
+    assert config.timeout_worker_healthcheck == workers.HEALTHCHECK_SECONDS >= 30
