@@ -1,10 +1,11 @@
 """Which files of a repository the map covers.
 
 Walks the tree without following directory symlinks (so no loops, and nothing outside
-the root), honours every `.gitignore` on the way (pathspec, git's own semantics) plus
-the default ignores in `constants`, and stats each file once. The secrets deny-list
-(`repomap.deny`) is applied here, so everything built on the walk obeys it: denied
-folders are not entered, denied files, symlinks to them (by the link's path and by its
+the root), honours every `.gitignore` on the way and `.git/info/exclude` as git does
+(`repomap.gitignore`: a deeper file overrides its parents, `!` re-includes, a folder git
+excludes is not entered) plus the default ignores in `constants`, and stats each file
+once. The secrets deny-list (`repomap.deny`) is applied here, so everything built on the
+walk obeys it: denied folders are not entered, denied files, symlinks to them (by the link's path and by its
 target) and hard links to them (`repomap.links`) are left out, silently — listing a
 secret's name would only invite a reader to ask for it. Names that are not valid UTF-8
 are skipped with a warning (nothing downstream could print, match or cache them).
@@ -18,11 +19,10 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pathspec
-
 from repomap.constants import DEFAULT_IGNORED_DIRS, MAX_WALK_DEPTH, MINIFIED_SUFFIXES
 from repomap.deny import DenyList, is_utf8
 from repomap.errors import InvalidRepoError
+from repomap.gitignore import Rules, ignore_verdict
 from repomap.languages import language_for
 from repomap.links import Inode, Linked, check_links
 
@@ -58,17 +58,8 @@ class WalkResult:
     skipped: list[Skipped] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class _Ignore:
-    base: str  # repo-relative directory the .gitignore lives in ("" for the root)
-    spec: pathspec.GitIgnoreSpec
-
-    def matches(self, rel: str, is_dir: bool) -> bool:
-        if self.base:
-            if not rel.startswith(self.base + "/"):
-                return False
-            rel = rel[len(self.base) + 1 :]
-        return self.spec.match_file(rel + "/" if is_dir else rel)
+_Ignore = tuple[str, Rules]
+"""An ignore file's repo-relative folder ("" for the root) and its patterns."""
 
 
 def resolve_root(path: str | os.PathLike[str]) -> Path:
@@ -99,7 +90,7 @@ def walk_files(
     """
     result = WalkResult()
     walk = _Walk(root, mapped_only, DenyList.default() if deny is None else deny, result)
-    _walk(walk, "", [], 0)
+    _walk(walk, "", _info_exclude(root, result), 0)
     if walk.linked:
         check = check_links(str(root), walk.linked, walk.deny)
         if check.denied:
@@ -207,28 +198,39 @@ def _add_symlink(walk: _Walk, entry: os.DirEntry[str], rel: str, ignores: list[_
         walk.add(FileEntry(rel, st.st_size, st.st_mtime_ns, language, target=real), st, name=False)
 
 
+def _info_exclude(root: Path, out: WalkResult) -> list[_Ignore]:
+    """The repository's `.git/info/exclude` (patterns as in the root `.gitignore`, at the
+    lowest precedence), when it has one."""
+    rules = _read_ignore(os.path.join(root, ".git", "info", "exclude"), ".git/info/exclude", out)
+    return [] if rules is None else [("", rules)]
+
+
 def _with_gitignore(
     directory: str, rel_dir: str, ignores: list[_Ignore], out: WalkResult
 ) -> list[_Ignore]:
-    gitignore = os.path.join(directory, ".gitignore")
-    if not os.path.isfile(gitignore):
-        return ignores
+    rel = f"{rel_dir}/.gitignore".lstrip("/")
+    rules = _read_ignore(os.path.join(directory, ".gitignore"), rel, out)
+    return ignores if rules is None else [*ignores, (rel_dir, rules)]
+
+
+def _read_ignore(path: str, rel: str, out: WalkResult) -> Rules | None:
+    if not os.path.isfile(path):
+        return None
     try:
-        with open(gitignore, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return Rules.parse(handle.read().splitlines())
     except OSError as exc:
-        out.skipped.append(Skipped(f"{rel_dir}/.gitignore".lstrip("/"), f"unreadable: {exc}"))
-        return ignores
-    return [*ignores, _Ignore(rel_dir, pathspec.GitIgnoreSpec.from_lines(lines))]
+        out.skipped.append(Skipped(rel, f"unreadable: {exc}"))
+        return None
 
 
 def _ignored_dir(name: str, rel: str, ignores: list[_Ignore]) -> bool:
     if name in DEFAULT_IGNORED_DIRS or name.startswith(".") or name.endswith(".egg-info"):
         return True
-    return any(ignore.matches(rel, is_dir=True) for ignore in ignores)
+    return ignore_verdict(rel, is_dir=True, stack=ignores)
 
 
 def _ignored_file(name: str, rel: str, ignores: list[_Ignore]) -> bool:
     if name.endswith(MINIFIED_SUFFIXES):
         return True
-    return any(ignore.matches(rel, is_dir=False) for ignore in ignores)
+    return ignore_verdict(rel, is_dir=False, stack=ignores)
