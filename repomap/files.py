@@ -5,11 +5,12 @@ the root), honours every `.gitignore` on the way and `.git/info/exclude` as git 
 (`repomap.gitignore`: a deeper file overrides its parents, `!` re-includes, a folder git
 excludes is not entered) plus the default ignores in `constants`, and stats each file
 once. The secrets deny-list (`repomap.deny`) is applied here, so everything built on the
-walk obeys it: denied folders are not entered, denied files, symlinks to them (by the link's path and by its
-target) and hard links to them (`repomap.links`) are left out, silently — listing a
-secret's name would only invite a reader to ask for it. Names that are not valid UTF-8
-are skipped with a warning (nothing downstream could print, match or cache them).
-Content checks (binary, minified, size) happen when a file is read for parsing, in `build`.
+walk obeys it: denied folders are not entered, denied files, symlinks to them (by the
+link's path and by its target) and hard links to them (`repomap.links`) are left out,
+silently — listing a secret's name would only invite a reader to ask for it. Names that
+are not valid UTF-8 are skipped with a warning (nothing downstream could print, match or
+cache them). Content checks (binary, minified, size) happen when a file is read for
+parsing, in `build`.
 """
 
 from __future__ import annotations
