@@ -3,27 +3,13 @@ anything wrong with it is an `IntakeError` (the job then fails with its message)
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from api.inputs import DIAGNOSE, RESOURCE_HEADER, read_input
 from diagnoser import ReportIn
 from diagnoser.intake import PROVIDERS, IntakeError, Source
+from tests.diagnoser.intake.payloads._fixtures import FIXTURES, PROVIDER_CASES
 
-PAYLOADS = Path(__file__).resolve().parents[1] / "fixtures" / "payloads"
-CASES: list[tuple[str, str, Source, int]] = [
-    ("sentry", "sentry_event_alert_chained.json", Source.SENTRY, 1),
-    ("bugsnag", "bugsnag_exception_android.json", Source.BUGSNAG, 1),
-    ("rollbar", "rollbar_trace_chain.json", Source.ROLLBAR, 1),
-    ("github", "github_issue_edited_no_body.json", Source.GITHUB, 1),
-    ("standard", "standard_crash_message_stack.json", Source.WEBHOOK, 1),
-    ("appfollow", "appfollow_review_1star_de.json", Source.REVIEW, 1),
-    ("slack", "appfollow_review_1star_de.json", Source.REVIEW, 1),
-    ("app_store", "appstore_reviews_ja.json", Source.APP_STORE, 2),
-    ("google_play", "googleplay_reviews_fr.json", Source.GOOGLE_PLAY, 2),
-    ("crashlytics", "crashlytics_regression_cloudevent.json", Source.CRASHLYTICS, 1),
-]
 TRACE = (
     "Traceback (most recent call last):\n"
     '  File "backend/notes/api.py", line 52, in list_notes\n'
@@ -39,20 +25,20 @@ def test_a_diagnose_body_is_one_report_as_sent() -> None:
 
 
 def test_every_provider_is_read() -> None:
-    assert sorted(PROVIDERS) == sorted(name for name, *_ in CASES)
+    assert sorted(PROVIDERS) == sorted(name for name, *_ in PROVIDER_CASES)
 
 
-@pytest.mark.parametrize(("provider", "fixture", "source", "count"), CASES)
+@pytest.mark.parametrize(("provider", "fixture", "source", "count"), PROVIDER_CASES)
 def test_a_provider_body_gives_its_reports(
     provider: str, fixture: str, source: Source, count: int
 ) -> None:
-    intakes = read_input(provider, (PAYLOADS / fixture).read_bytes(), {})
+    intakes = read_input(provider, (FIXTURES / fixture).read_bytes(), {})
     assert len(intakes) == count
     assert all(intake.report.source is source and intake.report.text for intake in intakes)
 
 
 def test_sentry_reads_the_stored_resource_header() -> None:
-    raw = (PAYLOADS / "sentry_event_alert_chained.json").read_bytes()
+    raw = (FIXTURES / "sentry_event_alert_chained.json").read_bytes()
     assert read_input("sentry", raw, {RESOURCE_HEADER: "event_alert"})
     with pytest.raises(IntakeError, match=r"^sentry issue: missing data\.issue$"):
         read_input("sentry", raw, {RESOURCE_HEADER: "issue"})

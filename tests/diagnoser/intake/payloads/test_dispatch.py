@@ -10,27 +10,14 @@ from hypothesis import strategies as st
 from diagnoser.errors import DiagnoserError
 from diagnoser.intake.payloads import PROVIDERS, Intake, IntakeError, from_payload
 from diagnoser.intake.report import Source
-from tests.diagnoser.intake.payloads._fixtures import load
-
-CASES: list[tuple[str, str, Source, int]] = [
-    ("sentry", "sentry_event_alert_chained.json", Source.SENTRY, 1),
-    ("bugsnag", "bugsnag_exception_android.json", Source.BUGSNAG, 1),
-    ("rollbar", "rollbar_trace_chain.json", Source.ROLLBAR, 1),
-    ("github", "github_issue_edited_no_body.json", Source.GITHUB, 1),
-    ("standard", "standard_crash_message_stack.json", Source.WEBHOOK, 1),
-    ("appfollow", "appfollow_review_1star_de.json", Source.REVIEW, 1),
-    ("slack", "appfollow_review_1star_de.json", Source.REVIEW, 1),
-    ("app_store", "appstore_reviews_ja.json", Source.APP_STORE, 2),
-    ("google_play", "googleplay_reviews_fr.json", Source.GOOGLE_PLAY, 2),
-    ("crashlytics", "crashlytics_regression_cloudevent.json", Source.CRASHLYTICS, 1),
-]
+from tests.diagnoser.intake.payloads._fixtures import PROVIDER_CASES, load
 
 
 def test_every_provider_is_covered() -> None:
-    assert sorted(PROVIDERS) == sorted(name for name, *_ in CASES)
+    assert sorted(PROVIDERS) == sorted(name for name, *_ in PROVIDER_CASES)
 
 
-@pytest.mark.parametrize(("provider", "fixture", "source", "count"), CASES)
+@pytest.mark.parametrize(("provider", "fixture", "source", "count"), PROVIDER_CASES)
 def test_dispatch(provider: str, fixture: str, source: Source, count: int) -> None:
     intakes = from_payload(provider, load(fixture))
     assert len(intakes) == count
@@ -159,7 +146,7 @@ def _mutate(value: Any, data: st.DataObject) -> Any:
 
 
 @settings(deadline=None, max_examples=200)
-@given(case=st.sampled_from(CASES), data=st.data())
+@given(case=st.sampled_from(PROVIDER_CASES), data=st.data())
 def test_mutated_fixtures_give_intakes_or_intake_error(
     case: tuple[str, str, Source, int], data: st.DataObject
 ) -> None:
