@@ -205,12 +205,20 @@ def test_a_report_that_says_ignore_instructions_changes_nothing(workspace: Works
     )
 
 
-def test_an_off_template_report_goes_to_the_formatter_model(workspace: Workspace) -> None:
-    model, _ = writer("The bug: Cart.total in src/app.py lines 8-9 sums None prices.")
+def formatter_answering(finding: dict[str, object]) -> FunctionModel:
+    """A formatter model that answers with `finding` as its structured output."""
 
     def extract(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         [output_tool] = info.output_tools
-        finding = {
+        return ModelResponse(parts=[ToolCallPart(output_tool.name, finding)])
+
+    return FunctionModel(extract, model_name="cheap-formatter")
+
+
+def test_an_off_template_report_goes_to_the_formatter_model(workspace: Workspace) -> None:
+    model, _ = writer("The bug: Cart.total in src/app.py lines 8-9 sums None prices.")
+    formatter = formatter_answering(
+        {
             "classification": "crash",
             "title": "None prices in Cart.total",
             "root_cause": {"summary": "sums None prices", "confidence": 0.6},
@@ -218,9 +226,7 @@ def test_an_off_template_report_goes_to_the_formatter_model(workspace: Workspace
                 {"path": "src/app.py", "start_line": 8, "end_line": 9, "symbol": "Cart.total"}
             ],
         }
-        return ModelResponse(parts=[ToolCallPart(output_tool.name, finding)])
-
-    formatter = FunctionModel(extract, model_name="cheap-formatter")
+    )
     outcome = diagnose(ReportIn(text=TRACE), workspace, model=model, formatter=formatter)
     assert outcome.state is State.COMPLETE and outcome.finding is not None
     assert outcome.finding.status is Status.VERIFIED
@@ -501,18 +507,14 @@ def test_the_ranking_is_computed_once_and_the_offline_model_reads_it(
 
 def test_a_real_model_gets_our_suspects_too_not_its_own(workspace: Workspace) -> None:
     model, _ = writer("The bug: Cart.total in src/app.py lines 8-9 sums None prices.")
-
-    def extract(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        [output_tool] = info.output_tools
-        finding = {
+    formatter = formatter_answering(
+        {
             "classification": "crash",
             "title": "None prices in Cart.total",
             "files": [{"path": "src/app.py", "start_line": 8, "end_line": 9}],
             "suspects": [{"path": "made/up.py", "line": 1, "score": 9, "source": "frame"}],
         }
-        return ModelResponse(parts=[ToolCallPart(output_tool.name, finding)])
-
-    formatter = FunctionModel(extract, model_name="cheap-formatter")
+    )
     outcome = diagnose(ReportIn(text=TRACE), workspace, model=model, formatter=formatter)
     assert outcome.finding is not None and outcome.finding.suspects
     assert outcome.finding.suspects[0].path == "src/app.py"
