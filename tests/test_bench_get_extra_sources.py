@@ -53,7 +53,7 @@ def test_unsafe_members_are_skipped_and_the_rest_unpacked(tmp_path: Path) -> Non
 
 
 def test_releases_are_distinct_in_first_seen_order_and_filtered_by_package() -> None:
-    cases = [
+    cases: list[dict[str, object]] = [
         {"package": "zlib", "version": "1:1.3-1", "dist": "debian", "root": "zlib-1.3"},
         {"package": "qs", "version": "6.9.1", "dist": "npm", "root": "qs-6.9.1"},
         {"package": "zlib", "version": "1:1.3-1", "dist": "debian", "root": "zlib-1.3"},
