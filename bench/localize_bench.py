@@ -1,7 +1,9 @@
 """Localization on the developer benchmark: the offline investigator against plain BM25.
 
     bash ../shared/bench/get_sources.sh bench/.cache/devbench
-    .venv/bin/python bench/localize_bench.py [--limit N] [--cold]
+    .venv/bin/python bench/localize_bench.py [--limit N] [--cold] [--json OUT]
+    .venv/bin/python bench/localize_bench.py --cases bench/data/multilang \
+        --sources bench/.cache/multilang          # any cases: files, folders, globs
 
 For every case in ../shared/bench/cases.jsonl whose release is under
 bench/.cache/devbench/src/: the full pipeline (`diagnose`, offline model) on the problem
