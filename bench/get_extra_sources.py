@@ -12,7 +12,8 @@ DEST/dists/ and unpacked to DEST/src/<root>/ (an npm tarball's `package/` folder
 Debian tarball's single top folder, whatever its name, are renamed to <root>; a tarball
 without a single top folder becomes <root> as a whole). pip reads an sdist's metadata
 before saving it, so a small build virtualenv with the common build backends is made once
-under DEST/build/. Idempotent: a release whose folder exists is skipped; a Debian release
+under DEST/build/ (an sdist whose metadata pip cannot read is taken from the index's listing
+directly). Idempotent: a release whose folder exists is skipped; a Debian or sdist release
 that cannot be fetched is reported at the end (exit status 1), the others are fetched.
 Point DEST at an ignored folder; never commit it.
 """
@@ -20,13 +21,19 @@ Point DEST at an ignored folder; never commit it.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.error
+import urllib.request
 import zipfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
@@ -47,6 +54,8 @@ BUILD_BACKENDS = (
 )
 """What pip needs to read an sdist's metadata without build isolation: the backends the
 cases' releases declare (build isolation would fetch them again for every release)."""
+PYPI_SIMPLE = "https://pypi.org/simple"
+PEP691_JSON = "application/vnd.pypi.simple.v1+json"
 
 
 def releases(cases: list[dict[str, object]], only: set[str]) -> list[tuple[str, str, str, str]]:
@@ -64,7 +73,9 @@ def build_venv(dest: Path) -> Path:
     pip = venv / "bin" / "pip"
     if not pip.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(pip), "install", "-q", *BUILD_BACKENDS], check=True)
+        # -U: the venv's bundled setuptools (65 on 3.11) cannot read newer sdists'
+        # metadata (a PEP 639 `license = "Apache-2.0 AND CNRI-Python"` string)
+        subprocess.run([str(pip), "install", "-q", "-U", *BUILD_BACKENDS], check=True)
     return pip
 
 
@@ -83,6 +94,50 @@ def fetch_sdist(pip: Path, package: str, version: str, dists: Path) -> Path:
     if found is None:
         raise SystemExit(f"no sdist for {package} {version} in {dists}")
     return found
+
+
+def fetch_sdist_file(package: str, version: str, dists: Path) -> Path:
+    """The sdist straight from the package index (PEP 691 JSON listing), sha256 checked —
+    for a release pip cannot read the metadata of (a Python 2 `setup.py`)."""
+    url = f"{PYPI_SIMPLE}/{re.sub(r'[-_.]+', '-', package).lower()}/"
+    request = urllib.request.Request(url, headers={"Accept": PEP691_JSON})
+    try:
+        with urllib.request.urlopen(request, timeout=debian_pool.TIMEOUT_SECONDS) as response:
+            listing = json.load(response)
+        found = sdist_in_listing(listing, package, version)
+        if found is None:
+            raise MissingRelease(f"sdist {package} {version}: no sdist listed at {url}")
+        name, link, sha256 = found
+        with urllib.request.urlopen(link, timeout=debian_pool.TIMEOUT_SECONDS) as response:
+            data = response.read()
+    except urllib.error.URLError as error:
+        raise MissingRelease(f"sdist {package} {version}: {error}") from error
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise MissingRelease(f"sdist {package} {version}: sha256 differs from the index's")
+    (dists / name).write_bytes(data)
+    return dists / name
+
+
+def sdist_in_listing(
+    listing: dict[str, Any], package: str, version: str
+) -> tuple[str, str, str] | None:
+    """(file name, url, sha256) of the release's sdist in a PEP 691 project listing."""
+    for entry in listing.get("files", []):
+        name = str(entry.get("filename", ""))
+        sha256 = entry.get("hashes", {}).get("sha256")
+        if sha256 and _is_sdist_of(name, package, version):
+            return name, str(entry["url"]), str(sha256)
+    return None
+
+
+def _is_sdist_of(name: str, package: str, version: str) -> bool:
+    def normal(text: str) -> str:
+        return re.sub(r"[-_.]+", "_", text).lower()
+
+    for suffix in (".tar.gz", ".zip"):
+        if name.lower().endswith(suffix):
+            return normal(name[: -len(suffix)]) == normal(f"{package}-{version}")
+    return False
 
 
 def archive_of(dists: Path, package: str, version: str) -> Path | None:
@@ -214,7 +269,17 @@ def main() -> None:
                 missing.append(str(error))
         else:
             pip = pip or build_venv(args.dest)
-            unpack(fetch_sdist(pip, package, version, dists), src, root, rename_from=None)
+            try:
+                try:
+                    archive = fetch_sdist(pip, package, version, dists)
+                except subprocess.CalledProcessError:
+                    print("   pip could not read it; fetching the file itself", file=sys.stderr)
+                    archive = fetch_sdist_file(package, version, dists)
+            except MissingRelease as error:
+                print(f"   {error}", file=sys.stderr)
+                missing.append(str(error))
+                continue
+            unpack(archive, src, root, rename_from=None)
     print(f"sources ready under {src}", file=sys.stderr)
     if missing:
         raise SystemExit(f"{len(missing)} release(s) missing:\n" + "\n".join(missing))

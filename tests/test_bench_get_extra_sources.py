@@ -76,3 +76,22 @@ def test_component_tarballs_go_to_their_folder_under_the_root(tmp_path: Path) ->
     assert (src / "x-2.0" / "main.c").is_file()
     assert (src / "x-2.0" / "docs" / "index.md").is_file()
     assert [p.name for p in src.iterdir()] == ["x-2.0"]  # no scratch folder left behind
+
+
+def test_the_sdist_in_an_index_listing_is_matched_by_normalised_name_and_version() -> None:
+    listing = {
+        "files": [
+            {"filename": "simplejson-2.1.6-py2.7.egg", "url": "u0", "hashes": {"sha256": "0"}},
+            {"filename": "simplejson-2.1.60.tar.gz", "url": "u1", "hashes": {"sha256": "1"}},
+            {"filename": "SimpleJSON-2.1.6.tar.gz", "url": "u2", "hashes": {"sha256": "2"}},
+        ]
+    }
+    assert get_extra_sources.sdist_in_listing(listing, "simplejson", "2.1.6") == (
+        "SimpleJSON-2.1.6.tar.gz", "u2", "2",
+    )  # fmt: skip
+    assert get_extra_sources.sdist_in_listing(listing, "simplejson", "9.9") is None
+
+
+def test_an_sdist_listed_without_a_sha256_is_not_taken() -> None:
+    listing = {"files": [{"filename": "pydantic_core-2.14.3.tar.gz", "url": "u", "hashes": {}}]}
+    assert get_extra_sources.sdist_in_listing(listing, "pydantic-core", "2.14.3") is None
