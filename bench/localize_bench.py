@@ -196,14 +196,16 @@ def run_case(case: dict[str, Any], release: Release) -> dict[str, Any]:
         "gold": set(case["gold_files"]),
         "gold_functions": case["gold_functions"],
         "state": outcome.state.value,
+        "reason": outcome.reason,
         "calls": sum(finding.provenance.tool_calls.values()) if finding else 0,
         "chars": sum(int(m.group(1)) for e in events for m in [_CHARS.search(e.detail)] if m),
         "seconds": seconds,
     }
     ranks = " ".join(f"{n}={rank_of(row[k], row['gold'])}" for n, k in RANKERS.items())
+    why = f" ({outcome.reason})" if outcome.reason else ""
     print(
         f"{case['id']:40s} {outcome.state.value:15s} {ranks} top={files[:1]} "
-        f"gold={case['gold_files']}",
+        f"gold={case['gold_files']}{why}",
         file=sys.stderr,
     )
     return row
@@ -329,6 +331,7 @@ def json_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "root": r["root"],
             "gold_files": sorted(r["gold"]),
             "state": r["state"],
+            "reason": r.get("reason", ""),
             "ranks": {name: rank_of(r[key], r["gold"]) for name, key in RANKERS.items()},
         }
         for r in rows
