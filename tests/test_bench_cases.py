@@ -1,14 +1,23 @@
-"""bench/cases_extra.jsonl is well formed: the fields the bench scripts read, usable paths."""
+"""bench/cases_extra.jsonl and bench/data/multilang/*.jsonl are well formed: the fields the
+bench scripts read, usable paths."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parents[1] / "bench"))
+
+from debian_pool import upstream_version
+
 CASES = Path(__file__).parents[1] / "bench" / "cases_extra.jsonl"
+MULTILANG = CASES.parent / "data" / "multilang"
+LANGUAGES = {"c", "cpp", "go", "rust", "java", "javascript", "typescript", "python"}
+DISTS = {"sdist", "npm", "debian"}
 FIELDS = {
     "id": str,
     "package": str,
@@ -31,9 +40,13 @@ FORBIDDEN_REPOS = {
 """The SWE-bench repositories: held-out sets are drawn from them (bench/cases_extra.md)."""
 
 
-def load() -> list[dict[str, Any]]:
-    lines = CASES.read_text(encoding="utf-8").splitlines()
+def load(path: Path = CASES) -> list[dict[str, Any]]:
+    lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
+
+
+def multilang() -> list[dict[str, Any]]:
+    return [case for path in sorted(MULTILANG.glob("*.jsonl")) for case in load(path)]
 
 
 def repo_relative(path: str) -> bool:
@@ -89,3 +102,38 @@ def test_gold_files_exist_in_the_downloaded_releases() -> None:
     for case in present:
         for path in case["gold_files"]:
             assert (SOURCES / case["root"] / path).is_file(), (case["id"], path)
+
+
+@pytest.mark.skipif(not multilang(), reason="no multi-language cases yet")
+def test_multilang_cases_are_well_formed() -> None:
+    everything = load() + multilang()
+    ids = [case["id"] for case in everything]
+    assert len(ids) == len(set(ids))
+    for case in multilang():
+        for name, kind in FIELDS.items():
+            assert isinstance(case.get(name), kind), (case.get("id"), name)
+        assert case["language"] in LANGUAGES and case["dist"] in DISTS, case["id"]
+        assert case["version"] != case["fixed_version"], case["id"]
+        gold = case["gold_files"]
+        assert gold and all(isinstance(p, str) and repo_relative(p) for p in gold), case["id"]
+        repo = str(case["source_url"]).removeprefix("https://github.com/").split("/")
+        assert len(repo) < 2 or repo[1].lower() not in FORBIDDEN_REPOS, case["id"]
+
+
+@pytest.mark.skipif(not multilang(), reason="no multi-language cases yet")
+def test_a_debian_case_s_root_is_its_source_package_and_upstream_version() -> None:
+    for case in multilang():
+        if case["dist"] == "debian":
+            wanted = f"{case['package']}-{upstream_version(case['version'])}"
+            assert case["root"] == wanted, case["id"]
+
+
+MULTILANG_SOURCES = CASES.parent / ".cache" / "multilang" / "src"
+
+
+@pytest.mark.skipif(not MULTILANG_SOURCES.is_dir(), reason="fetch the multilang sources first")
+def test_multilang_gold_files_exist_in_the_downloaded_releases() -> None:
+    present = [case for case in multilang() if (MULTILANG_SOURCES / case["root"]).is_dir()]
+    for case in present:
+        for path in case["gold_files"]:
+            assert (MULTILANG_SOURCES / case["root"] / path).is_file(), (case["id"], path)
