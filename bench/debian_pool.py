@@ -245,3 +245,34 @@ def fetch_file(dsc: Dsc, wanted: SourceFile, dists: Path) -> Path:
         raise PoolError(f"{url}: size or checksum differs from {dsc.url}")
     partial.replace(target)
     return target
+
+
+ORIG_SUFFIXES = (".orig.tar.xz", ".orig.tar.gz", ".orig.tar.bz2")
+"""An upstream tarball's names, tried in this order when the `.dsc` is gone."""
+
+
+def fetch_orig(source: str, version: str, dists: Path) -> Path:
+    """The upstream tarball by its name alone, for a version whose `.dsc` left the pool
+    while its upstream tarball stayed (a later Debian revision of the same upstream
+    release keeps it). Unverified: there is no `.dsc` to check it against."""
+    stem = f"{source}_{upstream_version(version)}"
+    for suffix in ORIG_SUFFIXES:
+        if (dists / (stem + suffix)).is_file():
+            return dists / (stem + suffix)
+    tried = []
+    for archive in ARCHIVES:
+        for suffix in ORIG_SUFFIXES:
+            url = f"{archive}/{pool_prefix(source)}/{source}/{stem}{suffix}"
+            tried.append(url)
+            try:
+                with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:
+                    data = response.read()
+            except urllib.error.HTTPError as error:
+                if error.code == 404:
+                    continue
+                raise PoolError(f"{url}: HTTP {error.code}") from error
+            except urllib.error.URLError as error:
+                raise PoolError(f"{url}: {error.reason}") from error
+            (dists / (stem + suffix)).write_bytes(data)
+            return dists / (stem + suffix)
+    raise PoolError(f"{source} {version}: neither its .dsc nor its upstream tarball is in the pool")

@@ -190,12 +190,18 @@ class MissingRelease(Exception):
 def fetch_debian(package: str, version: str, dists: Path, src: Path, root: str) -> None:
     """A Debian source package's upstream tarball (and components) unpacked to src/root."""
     try:
-        dsc = debian_pool.fetch_dsc(package, version, dists)
-        orig, components = debian_pool.upstream_tarballs(dsc)
-        archives = {
-            name: debian_pool.fetch_file(dsc, wanted, dists)
-            for name, wanted in {"": orig, **components}.items()
-        }
+        try:
+            dsc = debian_pool.fetch_dsc(package, version, dists)
+        except debian_pool.PoolError as gone:
+            # the revision left the pool; its upstream tarball may not have
+            archives = {"": debian_pool.fetch_orig(package, version, dists)}
+            print(f"   {gone}; took the upstream tarball by name (unverified)", file=sys.stderr)
+        else:
+            orig, components = debian_pool.upstream_tarballs(dsc)
+            archives = {
+                name: debian_pool.fetch_file(dsc, wanted, dists)
+                for name, wanted in {"": orig, **components}.items()
+            }
     except debian_pool.PoolError as error:
         raise MissingRelease(f"debian {package} {version}: {error}") from error
     unpack_components(archives, src, root)

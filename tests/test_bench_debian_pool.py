@@ -141,3 +141,37 @@ def test_verify_checks_size_and_sha256(tmp_path: Path) -> None:
     assert not debian_pool.verify(data, SourceFile("x.tar.gz", 8, "0" * 64, None))
     assert not debian_pool.verify(data, SourceFile("x.tar.gz", 9, digest, None))
     assert not debian_pool.verify(tmp_path / "absent", SourceFile("absent", 8, digest, None))
+
+
+def test_fetch_orig_takes_the_upstream_tarball_by_name_when_the_dsc_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[str] = []
+
+    class Response:
+        def __init__(self, url: str) -> None:
+            self.url = url
+
+        def __enter__(self) -> Response:
+            return self
+
+        def __exit__(self, *_: object) -> None:
+            return None
+
+        def read(self) -> bytes:
+            return b"tarball"
+
+    def urlopen(url: str, timeout: float) -> Response:
+        asked.append(url)
+        if not url.endswith("jsch_0.2.19.orig.tar.gz"):
+            raise debian_pool.urllib.error.HTTPError(url, 404, "gone", {}, None)  # type: ignore[arg-type]
+        return Response(url)
+
+    monkeypatch.setattr(debian_pool.urllib.request, "urlopen", urlopen)
+    found = debian_pool.fetch_orig("jsch", "0.2.19-1", tmp_path)
+    assert found == tmp_path / "jsch_0.2.19.orig.tar.gz" and found.read_bytes() == b"tarball"
+    assert asked[0].endswith("/pool/main/j/jsch/jsch_0.2.19.orig.tar.xz")
+    asked.clear()
+    assert debian_pool.fetch_orig("jsch", "0.2.19-1", tmp_path) == found and asked == []
+    with pytest.raises(PoolError, match=r"neither its \.dsc nor its upstream tarball"):
+        debian_pool.fetch_orig("gone", "1.0-1", tmp_path)
