@@ -62,6 +62,7 @@ WEIGHTS: dict[str, tuple[float, ...]] = {
     "HEADLINE_WEIGHT": (0.0, 0.35, 0.7, 1.4),
     "NAMED_FILE_WEIGHT": (0.0, 0.3, 0.6, 1.2),
     "NAMED_DEFINITION_WEIGHT": (0.0, 0.1, 0.2, 0.4, 0.8),
+    "QUALIFIED_NAME_WEIGHT": (0.0, 0.3, 0.6, 1.2),
 }
 """The grid: each weight's values, tried one weight at a time."""
 RULES: dict[str, dict[tuple[object, str], object]] = {

@@ -42,13 +42,14 @@ from __future__ import annotations
 import re
 import weakref
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from diagnoser.errors import ToolError
 from diagnoser.intake.report import MappedFrame, Report
 from diagnoser.workspace import Workspace
-from repomap import Definition, Repository, SymbolIndex
+from repomap import Definition, Repository, Symbol, SymbolIndex
 from repomap.focus import resolve_focus
 from repomap.terms import TermIndex, terms
 
@@ -88,6 +89,11 @@ NAMED_DEFINITION_WEIGHT = 0.0
 """Shared among the files defining the name. Zero: every leave-one-project-out fold chose
 it over 0.1–0.8 (a named definition still decides *where* in a file to point, `_place`,
 and the file still ranks by its words and the headline)."""
+QUALIFIED_NAME_WEIGHT = NAMED_FILE_WEIGHT
+"""For a name the report gives with its owner (`Type::method`, `Class#method`, Go's
+`pkg.Func`, `mod.func`), shared among the files defining it there: it names a place as
+precisely as a path does. A bare name (`save`) is defined in many places and counts
+`NAMED_DEFINITION_WEIGHT`."""
 FUNCTION_KINDS = frozenset({"function", "method"})
 """Definition kinds that are a place on their own; others (classes…) hold places."""
 NAME_MATCH_WEIGHT = 3
@@ -289,9 +295,10 @@ def _relevance(report: Report, repository: Repository) -> _Relevance:
     for path in named_files:
         total[path] += NAMED_FILE_WEIGHT
     named: dict[str, Definition] = {}
-    for definitions in _named_definitions(report, repository.index):
+    for qualified, definitions in _named_definitions(report, repository.index):
+        weight = QUALIFIED_NAME_WEIGHT if qualified else NAMED_DEFINITION_WEIGHT
         for path, definition in definitions:
-            total[path] += NAMED_DEFINITION_WEIGHT / len(definitions)
+            total[path] += weight / len(definitions)
             if path not in named or _is_function(definition) > _is_function(named[path]):
                 named[path] = definition  # the first named, a named function before a class
     query = frozenset(terms(f"{headline(report)}\n{report.text}"))
@@ -304,27 +311,54 @@ def _normalised(scores: dict[str, float]) -> dict[str, float]:
 
 
 def _named_files(report: Report, index: SymbolIndex) -> list[str]:
-    """Files the report names by path or dotted module."""
-    wanted = [
-        *report.mentioned.files,
-        *(m.replace(".", "/") + ".py" for m in report.mentioned.modules),
-    ]
-    return list(resolve_focus(wanted, index.files).files)
+    """Files the report names by path or by module (`django.db.models.query`,
+    `com.acme.Cart`: a file of any language whose path without its extension ends so)."""
+    named = set(resolve_focus(report.mentioned.files, index.files).files)
+    stems = _stems(index.files)
+    for module in report.mentioned.modules:
+        key = "/" + module.replace(".", "/")
+        found = sorted((p for stem, p in stems if stem.endswith(key)), key=lambda p: (len(p), p))
+        named.update(found[:1])  # the least nested, the likeliest
+    return sorted(named)
 
 
-def _named_definitions(report: Report, index: SymbolIndex) -> list[list[tuple[str, Definition]]]:
-    """Per mentioned name defined in at most MAX_DEFINERS files: (file, definition) pairs."""
+def _stems(files: Iterable[str]) -> list[tuple[str, str]]:
+    """(`/` + path without its extension, path) for each file with an extension."""
+    return [("/" + p.rsplit(".", 1)[0], p) for p in files if "." in p.rsplit("/", 1)[-1]]
+
+
+def _named_definitions(
+    report: Report, index: SymbolIndex
+) -> list[tuple[bool, list[tuple[str, Definition]]]]:
+    """Per mentioned name defined in at most MAX_DEFINERS files: whether it was given with
+    its owner (`Owner.member`), and its (file, definition) pairs.
+    `Owner.member` whose owner is no class is a member of a package, module or file
+    (Go's `json.Marshal`, Rust's `de::from_str`): the member's definitions under a folder
+    or in a file named for the owner."""
     found = []
     for name in report.mentioned.identifiers:
         lookup = index.find(name)
-        if lookup.how.value not in ("exact", "qualified"):
+        if lookup.how.value in ("exact", "qualified"):
+            matches = list(lookup.matches)
+        elif "." in name:
+            matches = _in_owner(name, index)
+        else:
             continue
         by_file: dict[str, Definition] = {}
-        for symbol in lookup.matches:
+        for symbol in matches:
             by_file.setdefault(symbol.path, symbol.definition)
         if 0 < len(by_file) <= MAX_DEFINERS:
-            found.append(list(by_file.items()))
+            found.append(("." in name, list(by_file.items())))
     return found
+
+
+def _in_owner(name: str, index: SymbolIndex) -> list[Symbol]:
+    """Definitions of `member` in a folder or file named `owner` (`pkg.Func`, `mod.func`)."""
+    owner, member = name.rsplit(".", 1)
+    lookup = index.find(member)
+    if lookup.how.value != "exact":
+        return []
+    return [s for s in lookup.matches if owner in s.path.rsplit(".", 1)[0].split("/")]
 
 
 def _frame_file_order(priors: dict[str, float]) -> dict[str, int]:

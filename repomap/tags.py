@@ -161,7 +161,8 @@ def _raw_definition(captures: dict[str, list[Node]]) -> _Raw | None:
         scope=_text(scope[0].text) if scope else "",
         line=name_node.start_point[0] + 1,
         start_line=node.start_point[0] + 1,
-        end_line=node.end_point[0] + 1,
+        # a node that takes its line break with it (`#define X 1\n`) ends on that line
+        end_line=node.end_point[0] + (1 if node.end_point[1] else 0),
         name_byte=name_node.start_byte,
     )
 

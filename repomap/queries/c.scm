@@ -57,6 +57,15 @@
                  declarator: (parenthesized_declarator
                    (pointer_declarator declarator: (type_identifier) @name)))]) @definition.type
 
+; `#define MAX_ITEMS 16`, `#define ERR_IO -5`: the constants a report quotes; function-like
+; macros are places of their own
+(preproc_def name: (identifier) @name) @definition.constant
+
+(preproc_function_def name: (identifier) @name) @definition.function
+
+; enum members (`ERR_TIMEOUT` in `enum err { … }`), qualified by their enum when it is named
+(enumerator name: (identifier) @name) @definition.constant
+
 ; --- references ----------------------------------------------------------
 
 ; calls, minus the C library's (`printf`, `malloc`, `strlen`, …)

@@ -32,6 +32,12 @@
              (pointer_type (generic_type type: (type_identifier) @scope))]))
   name: (field_identifier) @name) @definition.method
 
+; package-level `const`/`var` (`var ErrNotFound = errors.New(…)`): sentinel errors and
+; constants a report quotes; locals inside functions are not definitions
+(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+
+(source_file (var_declaration (var_spec name: (identifier) @name) @definition.constant))
+
 ; --- references ----------------------------------------------------------
 
 ; predeclared functions (`len`, `make`, …) and conversions (`string(b)`) are left out

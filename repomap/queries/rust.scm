@@ -32,6 +32,11 @@
          (reference_type type: (type_identifier) @name)
          (reference_type type: (generic_type type: (type_identifier) @name))]) @definition.impl
 
+; `const MAX: usize = 8;`, `static NAME: &str = "x";`
+(const_item name: (identifier) @name) @definition.constant
+
+(static_item name: (identifier) @name) @definition.constant
+
 ; --- references ----------------------------------------------------------
 
 ; calls, minus the prelude's constructors and types (`Some(x)`, `Ok(v)`, `Vec`)

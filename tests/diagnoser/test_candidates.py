@@ -425,3 +425,41 @@ def test_a_trace_without_a_frame_in_the_repository_falls_back_to_names(
 def test_an_empty_repository_gives_no_candidates(make_repo: MakeRepo, home: Path) -> None:
     workspace = Workspace(make_repo({"README.md": "# nothing\n", "x.py": "X = 1\n"}), home=home)
     assert rank(workspace, "it is broken") == []
+
+
+MULTI = {
+    "encoding/json/encode.go": (
+        "package json\n\nfunc Marshal(v any) ([]byte, error) {\n\treturn nil, nil\n}\n"
+    ),
+    "encoding/xml/encode.go": (
+        "package xml\n\nfunc Marshal(v any) ([]byte, error) {\n\treturn nil, nil\n}\n"
+        "\nfunc fieldTags(v any) []string {\n\treturn nil\n}\n"
+    ),
+    "src/main/java/com/acme/Cart.java": (
+        "package com.acme;\n\npublic class Cart {\n  public int total() { return 0; }\n}\n"
+    ),
+    "src/main/java/com/other/Cart.java": (
+        "package com.other;\n\npublic class Cart {\n  public int total() { return 1; }\n}\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def multi(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    root = tmp_path_factory.mktemp("multi")
+    for rel, text in MULTI.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return Workspace(root, home=tmp_path_factory.mktemp("home"))
+
+
+def test_a_package_qualified_name_points_into_that_package(multi: Workspace) -> None:
+    [first, *_] = rank(multi, "json.Marshal drops the field tags of embedded structs")
+    assert (first.path, first.symbol, first.source) == (
+        "encoding/json/encode.go", "Marshal", Source.MENTION,
+    )  # fmt: skip
+
+
+def test_a_module_in_any_language_names_its_file(multi: Workspace) -> None:
+    [first, *_] = rank(multi, "The total of com.acme.Cart is wrong")
+    assert (first.path, first.source) == ("src/main/java/com/acme/Cart.java", Source.MENTION)

@@ -163,6 +163,7 @@ CASES: dict[str, Case] = {
             ("Saver.Save", "method", 10, 10),
             ("Store", "struct", 13, 15),
             ("Key", "type", 17, 17),
+            ("ErrEmpty", "constant", 19, 19),  # a package-level sentinel error
             ("NewStore", "function", 21, 23),
             ("Store.Save", "method", 25, 31),
             ("Store.Len", "method", 33, 35),
@@ -185,6 +186,8 @@ CASES: dict[str, Case] = {
             ("classify", "function", 43, 45),
             ("util", "module", 47, 51),
             ("util.total", "function", 48, 50),
+            ("MAX_SIDES", "constant", 53, 53),
+            ("UNIT", "constant", 54, 54),
         ],
         {
             "classify": 25,
@@ -238,7 +241,10 @@ CASES: dict[str, Case] = {
     "sample.c": Case(
         "c",
         [
+            ("MAX_ITEMS", "constant", 4, 4),  # `#define`
             ("color_t", "enum", 6, 6),
+            ("color_t.RED", "constant", 6, 6),
+            ("color_t.GREEN", "constant", 6, 6),
             ("buffer", "struct", 8, 11),
             ("node", "struct", 13, 16),
             ("node_t", "type", 16, 16),
@@ -253,6 +259,8 @@ CASES: dict[str, Case] = {
         [
             ("geo", "namespace", 4, 41),
             ("geo.Unit", "enum", 6, 6),
+            ("geo.Unit.Meters", "constant", 6, 6),
+            ("geo.Unit.Feet", "constant", 6, 6),
             ("geo.Point", "struct", 8, 11),
             ("geo.Shape", "class", 13, 17),
             ("geo.Shape.area", "method", 16, 16),

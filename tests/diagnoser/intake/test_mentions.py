@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from diagnoser.intake.mentions import code_lines, find_mentions
 
 TEXT = """The app crashes in `NoteStore.save` when I save. See notes/store.py:42 and
@@ -54,3 +56,26 @@ def test_names_in_code_the_reporter_ran() -> None:
 def test_code_lines_are_fenced_blocks_and_repl_input() -> None:
     text = "prose x.y()\n```\na.b()\n```\n>>> c.d()\n... e.f()\nIn [2]: g.h()\nOut[2]: 1\n"
     assert code_lines(text) == ["a.b()", "c.d()", "e.f()", "g.h()"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("panics in toml::de::from_str", ["de.from_str", "from_str"]),
+        ("C++ Parser::~Parser frees twice", ["Parser.Parser", "Parser"]),
+        ("Calling Repo#fetch twice", ["Repo.fetch", "fetch"]),
+        ("segfault: conn->ssl_ctx is NULL", ["ssl_ctx"]),
+        ("json.Marshal drops the field", ["json.Marshal", "Marshal"]),
+        ("cobra.Command.Execute returns nil", ["Command.Execute", "Execute"]),
+        ("the --dry-run flag is ignored", ["dry_run", "dryRun", "DryRun"]),
+        ("it returns ERROR_CODE", ["ERROR_CODE"]),
+    ],
+)
+def test_names_in_each_languages_spelling(text: str, expected: list[str]) -> None:
+    found = find_mentions(text).identifiers
+    assert found[: len(expected)] == expected, found
+
+
+def test_short_members_flags_and_prose_dots_are_not_names() -> None:
+    found = find_mentions("use a->b, x::y, --no and --v; it is e.g. fine. See Main.Run.")
+    assert found.identifiers == []
