@@ -25,11 +25,17 @@ model can be given them as a starting point. Signals, strongest first:
   Names come from the prose, backticks, and the code the reporter ran (fenced blocks and
   `>>>` / `In [3]:` sessions, `diagnoser.intake.mentions`), so a trace with no frame in
   the repository (`File "<stdin>"`, another library's frames only) still leads to them.
-- Test files (`test_*.py`, `*_test.go`, `*.spec.ts`, `FooTest.java`, `conftest.py`,
-  `tests/`, `testing/`, `__tests__/`, `src/test/`…), examples, docs and build scripts, and
-  vendored or minified code (`vendor/`, `third_party/`, `static/**/lib/`, `*.min.js`,
-  `jquery-3.5.1.js`, a line of 1,000+ characters) come after everything else: fixes
-  rarely land there.
+- Test files by each ecosystem's convention (`test_*.py`, `*_test.go`, `testdata/`,
+  `*.spec.ts`, `__tests__/`, Rust `benches/`, `src/test/`, `src/androidTest/`,
+  `FooTest.java`, `*_spec.rb`, `Foo.Tests/`, Swift `Tests/`, `fixtures/`…), examples, docs
+  and build scripts, and copies of code whose implementation is elsewhere — vendored,
+  contributed or minified (`vendor/`, `third_party/`, a root `contrib/`, `deps/`,
+  `*.min.js`, `jquery-3.5.1.js`, a line of 1,000+ characters), generated (`*.pb.go`,
+  `*_generated.go`, `*.g.dart`), amalgamated or single-header (`single_include/`,
+  `*_amalgamation.c`), declarations (`.d.ts`), bundles (`dist/`) and build output beside
+  its `src/` twin (`lib/x.js` for `src/x.ts`) — come after everything else
+  (`is_secondary`): fixes rarely land there. They stay in the list as context, first
+  only when nothing else matches.
 
 Every weight and rule was chosen leave-one-project-out on the developer benchmark
 (bench/localize_lopo.py: choose on two of Django, scikit-learn and matplotlib, measure on
@@ -42,6 +48,7 @@ from __future__ import annotations
 import re
 import weakref
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
@@ -109,11 +116,46 @@ _VENDORED = re.compile(
 )
 """Code copied in from elsewhere: vendor folders, minified or versioned bundles
 (`jquery-3.5.1.js`, `d3.min.js`), a static folder's `lib/`."""
-_TEST_NAME = re.compile(
-    r"^test|^conftest\.py$|_tests?\.\w+$|[._-](?:test|spec)\.\w+$|_spec\.\w+$"
-    r"|^test[A-Z_].*|(?:Test|Tests|Spec|IT)\.(?:java|kt|scala|groovy|cs|swift)$"
+_COPY = re.compile(
+    r"(?:^|/)(?:single_include|amalgamation|amalgamated|dist)/"
+    r"|[._-]amalgamat(?:ed|ion)\.\w+$"
+    r"|\.d\.[cm]?ts$"
+    r"|\.pb(?:\.gw)?\.(?:go|cc|h|c)$|_pb2(?:_grpc)?\.pyi?$"
+    r"|[._-]generated\.\w+$|(?:^|/)zz_generated[^/]*$|\.(?:g|freezed)\.dart$"
+    r"|^(?:contrib|external)/|(?:^|/)deps/"
 )
-_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|testing|__tests__|spec|__mocks__)/")
+"""A copy of code whose source is elsewhere: single-header and amalgamated builds
+(`single_include/`, `sqlite3_amalgamation.c`, `amalgamation/`), TypeScript declarations
+(`.d.ts`, `.d.cts`, `.d.mts`), `dist/` bundles, generated code (`*.pb.go`, `*_pb2.py`,
+`*_generated.go`, `zz_generated.deepcopy.go`, `*.g.dart`), and contributed or fetched
+code in a root `contrib/` or `external/` or any `deps/` (a nested `contrib/` is product
+code: `django/contrib/admin/`). Files whose header says they are generated ("Code
+generated … DO NOT EDIT") are not even indexed (`repomap.constants.GENERATED_MARKERS`)."""
+_BUILD_DIR = re.compile(r"(?:^|/)(?:lib|build|out|es|esm|cjs|umd)/")
+"""Folders a package's build writes its output to. A file there is a copy only when the
+same file (by name without extension) exists under `src/` beside the folder: an npm
+package's `lib/index.js` compiled from `src/index.ts`; a `lib/` without a `src/` twin is
+the implementation (Ruby's `lib/`, matplotlib's `lib/matplotlib/`)."""
+_EXTENSIONS = re.compile(r"(?:\.d)?\.[A-Za-z0-9]+$")
+_TEST_NAME = re.compile(
+    r"^tests?(?:[_.-]|[A-Z0-9])|^conftest\.py$|_tests?\.\w+$|[._-](?:test|spec)\.\w+$|_spec\.\w+$"
+    r"|(?:Test|Tests|Spec|IT)\.(?:java|kt|scala|groovy|cs|swift)$"
+    r"|^Tests?[A-Z]\w*\.(?:java|kt|scala|groovy|cs|swift)$"
+)
+"""A test file by its name in each ecosystem: Python `test_x.py`, `x_test.py`,
+`tests.py`; Go `x_test.go`; JS/TS `x.test.ts`, `x.spec.js`, `x-spec.ts`; Ruby
+`x_spec.rb`; JVM/.NET/Swift `CartTest.java`, `CartTests.cs`, `TestCart.java`. Not
+`testing.go`, `testament.rb`, `contest.go`, `latest.ts`: `test` must be the whole
+word."""
+_TEST_DIR = re.compile(
+    r"(?:^|/)(?:tests?|Tests?|testing|__tests__|spec|__mocks__|testdata|benches|"
+    r"unittests?|fixtures|__fixtures__|__snapshots__|androidTest|"
+    r"[\w.]+\.(?:Unit|Integration)?Tests?)/"
+)
+"""A test folder in each ecosystem: `tests/`, `test/` (Java's `src/test/`, C/C++, PHP),
+Swift's `Tests/`, Go's `testdata/`, JS `__tests__/`, `__mocks__/`, `__snapshots__/`, Rust
+`tests/` and `benches/`, Android's `src/androidTest/`, C++ `unittest(s)/`, Ruby `spec/`,
+fixtures, and .NET test projects (`Foo.Tests/`, `Foo.Test/`, `Foo.UnitTests/`)."""
 _AUXILIARY = re.compile(
     r"^(?:examples?|docs?|benchmarks?|tutorials?|galleries|demos?|scripts?)/"
     r"|(?:^|/)(?:setup|conftest)\.py$"
@@ -207,7 +249,8 @@ def rank_candidates(
         *(_place(path, relevance, repository) for path in others[: limit * 2]),
     ]
     # stable: order kept within each group
-    ranked.sort(key=lambda c: is_peripheral(c.path) or _is_copied(c.path, workspace))
+    twins = _source_stems(index.files)
+    ranked.sort(key=lambda c: is_secondary(c.path, twins) or _is_copied(c.path, workspace))
     return _scored(ranked[:limit], priors, relevance.total)
 
 
@@ -222,6 +265,26 @@ def is_test(path: str) -> bool:
 def is_peripheral(path: str) -> bool:
     """Tests, examples, docs and build scripts: where fixes rarely land."""
     return is_test(path) or bool(_AUXILIARY.search(path))
+
+
+def is_copy(path: str, source_stems: Collection[str] = ()) -> bool:
+    """A copy of code whose implementation is elsewhere (or not ours): vendored
+    (`is_vendored`), generated, amalgamated, declarations, bundles (`_COPY`), or a build
+    output whose source twin is in `source_stems` (`_source_stems`: `lib/x.js` beside
+    `src/x.ts`)."""
+    if is_vendored(path) or _COPY.search(path):
+        return True
+    return any(
+        f"{path[: m.start()]}{'/' if m.start() else ''}src/{_stem(path[m.end() :])}" in source_stems
+        for m in _BUILD_DIR.finditer(path)
+    )
+
+
+def is_secondary(path: str, source_stems: Collection[str] = ()) -> bool:
+    """Ranked after every other candidate, by its path: tests, examples, docs and build
+    scripts (`is_peripheral`), and copies (`is_copy`). Still listed as context — and
+    first when nothing else matches."""
+    return is_peripheral(path) or is_copy(path, source_stems)
 
 
 def is_utility(path: str) -> bool:
@@ -556,6 +619,15 @@ def _definition_near(name: str, path: str, index: SymbolIndex) -> tuple[str, Def
     local = [s for s in lookup.matches if s.path == path]
     chosen = local or (list(lookup.matches) if len(lookup.matches) == 1 else [])
     return (chosen[0].path, chosen[0].definition) if chosen else None
+
+
+def _source_stems(files: Collection[str]) -> frozenset[str]:
+    """Files under a `src/` folder, without their extensions (`pkg/src/x`)."""
+    return frozenset(_stem(path) for path in files if path.startswith("src/") or "/src/" in path)
+
+
+def _stem(path: str) -> str:
+    return _EXTENSIONS.sub("", path)
 
 
 def _is_copied(path: str, workspace: Workspace) -> bool:

@@ -11,8 +11,10 @@ from diagnoser.candidates import (
     Candidate,
     Source,
     headline,
+    is_copy,
     is_guard_name,
     is_peripheral,
+    is_secondary,
     is_test,
     is_vendored,
     rank_candidates,
@@ -373,6 +375,100 @@ def test_test_files_by_common_conventions(path: str) -> None:
     assert is_test(path)
 
 
+TESTS_BY_LANGUAGE = {
+    "go": ["cobra/command_test.go", "internal/testdata/config.yaml.go", "pkg/testdata/in.go"],
+    "javascript": [
+        "lib/utils.test.js",
+        "src/cart.spec.mjs",
+        "src/__tests__/cart.js",
+        "src/__snapshots__/cart.js",
+        "src/__mocks__/fs.js",
+        "e2e/login.e2e-spec.ts",
+    ],
+    "typescript": ["src/parse.test.ts", "packages/core/src/parse.spec.tsx"],
+    "rust": ["tests/integration.rs", "benches/parse.rs", "crates/toml/tests/de.rs"],
+    "java": [
+        "src/test/java/com/acme/Cart.java",
+        "app/src/androidTest/java/com/acme/UiIT.java",
+        "core/src/main/java/com/acme/CartTest.java",
+        "src/main/java/TestCart.java",
+    ],
+    "kotlin": ["app/src/test/kotlin/com/acme/CartTest.kt"],
+    "c": ["test/test_parse.c", "tests/parse.c", "src/unittest/parse.c", "unittests/lex.cpp"],
+    "ruby": ["spec/rack/utils_spec.rb", "lib/rack/utils_spec.rb", "spec/support/helpers.rb"],
+    "csharp": [
+        "src/Acme.Tests/CartTests.cs",
+        "src/Acme.Test/Helpers.cs",
+        "src/Acme.UnitTests/Cart.cs",
+    ],
+    "php": ["tests/Unit/CartTest.php", "tests/bootstrap.php"],
+    "swift": ["Tests/AcmeTests/CartTests.swift", "Tests/Helpers.swift"],
+    "any": ["fixtures/sample.py", "src/__fixtures__/data.js"],
+}
+PRODUCT_BY_LANGUAGE = {
+    "go": ["contest.go", "pkg/attest/attestation.go", "testing.go", "pkg/testify/assert.go"],
+    "javascript": ["src/latest.js", "lib/manifest.js", "src/protest.mjs"],
+    "typescript": ["src/latest.ts", "src/attestation/verify.ts"],
+    "rust": ["src/bench.rs", "src/testament.rs"],
+    "java": ["src/main/java/com/acme/Contest.java", "src/main/java/com/acme/Testimony.java"],
+    "c": ["src/attest.c", "src/latest.h"],
+    "ruby": ["lib/rack/spectrum.rb", "lib/inspector.rb"],
+    "csharp": ["src/Acme/Cart.cs", "src/Acme.Testing.Core/Cart.cs"],
+    "swift": ["Sources/Acme/Cart.swift"],
+}
+
+
+@pytest.mark.parametrize(
+    ("language", "path"), [(lang, p) for lang, ps in TESTS_BY_LANGUAGE.items() for p in ps]
+)
+def test_test_files_by_each_ecosystems_convention(language: str, path: str) -> None:
+    assert is_test(path), (language, path)
+
+
+@pytest.mark.parametrize(
+    ("language", "path"), [(lang, p) for lang, ps in PRODUCT_BY_LANGUAGE.items() for p in ps]
+)
+def test_product_files_that_look_like_tests_are_not(language: str, path: str) -> None:
+    assert not is_test(path), (language, path)
+
+
+COPIES = [
+    "single_include/nlohmann/json.hpp", "amalgamation/sqlite3.c", "dist/sqlite3_amalgamation.c",
+    "src/lib.amalgamation.c", "types/index.d.ts", "lib/index.d.cts", "lib/index.d.mts",
+    "dist/axios.js", "packages/core/dist/index.cjs", "api/v1/service.pb.go",
+    "proto/service_pb2.py", "pkg/apis/zz_generated.deepcopy.go", "gen/schema_generated.go",
+    "lib/model.g.dart", "contrib/redis/cache.go", "deps/uv/src/unix/core.c",
+    "external/zlib/inflate.c", "vendor/github.com/pkg/errors/errors.go",
+    "third_party/abseil/strings.cc",
+]  # fmt: skip
+NOT_COPIES = [
+    "src/index.ts", "django/contrib/admin/options.py", "src/contrib/plugin.js",
+    "lib/rack/utils.rb", "lib/matplotlib/axes/_base.py", "go/build/build.go",
+    "src/distance.c", "pkg/generate/main.go", "lib/deps.rb", "src/types/index.ts",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", COPIES)
+def test_copies_of_code_by_their_path(path: str) -> None:
+    assert is_copy(path) and is_secondary(path), path
+
+
+@pytest.mark.parametrize("path", NOT_COPIES)
+def test_implementations_are_not_copies(path: str) -> None:
+    assert not is_copy(path) and not is_secondary(path), path
+
+
+def test_a_build_folder_is_a_copy_only_beside_its_src_twin() -> None:
+    stems = candidates._source_stems(
+        ["src/index.ts", "src/core/parse.ts", "packages/ui/src/button.tsx", "README.md"]
+    )
+    for path in ("lib/index.js", "es/core/parse.js", "packages/ui/lib/button.js",
+                 "build/core/parse.js", "cjs/index.d.ts"):  # fmt: skip
+        assert is_copy(path, stems), path
+    for path in ("lib/other.js", "lib/core/lex.js", "packages/api/lib/button.js", "src/index.ts"):
+        assert not is_copy(path, stems), path
+
+
 def test_product_files_are_not_tests() -> None:
     for path in ("pkg/contest.py", "pkg/attestation.py", "src/main/java/com/acme/Cart.java",
                  "lib/matplotlib/rcsetup.py", "web/latest.js"):  # fmt: skip
@@ -425,3 +521,23 @@ def test_a_trace_without_a_frame_in_the_repository_falls_back_to_names(
 def test_an_empty_repository_gives_no_candidates(make_repo: MakeRepo, home: Path) -> None:
     workspace = Workspace(make_repo({"README.md": "# nothing\n", "x.py": "X = 1\n"}), home=home)
     assert rank(workspace, "it is broken") == []
+
+
+def test_copies_rank_after_their_implementation_and_lead_only_alone(
+    make_repo: MakeRepo, home: Path
+) -> None:
+    source = "export function cartTotal(items) {\n  return items.reduce((a, b) => a + b, 0);\n}\n"
+    richer = source + "// cartTotal refunds cartTotal refunds cartTotal\n"
+    root = make_repo({
+        "src/cart.ts": source,
+        "lib/cart.js": richer,  # compiled from src/cart.ts
+        "deps/cart/cart.js": richer,
+        "types/cart.d.ts": "export declare function cartTotal(items: number[]): number;\n"
+                           "// refunds cartTotal\n",
+        "single_include/cart.js": richer,
+    })  # fmt: skip
+    paths = [c.path for c in rank(Workspace(root, home=home), "cartTotal is wrong for refunds")]
+    assert paths[0] == "src/cart.ts" and len(paths) == 5
+    alone = make_repo({"single_include/cart.js": richer, "README.md": "cart\n"})
+    found = rank(Workspace(alone, home=home), "cartTotal is wrong for refunds")
+    assert [c.path for c in found] == ["single_include/cart.js"]
