@@ -56,6 +56,7 @@ from diagnoser.errors import ToolError
 from diagnoser.intake.report import MappedFrame, Report
 from diagnoser.workspace import Workspace
 from repomap import Definition, Repository, SymbolIndex
+from repomap.copies import is_copy, is_vendored, source_stems
 from repomap.focus import resolve_focus
 from repomap.terms import TermIndex, terms
 
@@ -107,36 +108,6 @@ _GUARD_NAME = re.compile(
 )
 """A function or class named for checking its input: `check_array`, `_check_X`,
 `Validate` (`Validate.notNull`), `requireNonNull`, `assertIsValid`, `ensure_str`."""
-_VENDORED = re.compile(
-    r"(?:^|/)(?:vendor|vendored|_vendor|third_party|thirdparty|externals?|bower_components|"
-    r"node_modules)/"
-    r"|(?:^|/)static/(?:[^/]+/)*lib/"
-    r"|[.-]min\.(?:js|css|mjs)$"
-    r"|-v?\d+\.\d+(?:\.\d+)*(?:[.-][\w]+)?\.(?:js|css|mjs)$"
-)
-"""Code copied in from elsewhere: vendor folders, minified or versioned bundles
-(`jquery-3.5.1.js`, `d3.min.js`), a static folder's `lib/`."""
-_COPY = re.compile(
-    r"(?:^|/)(?:single_include|amalgamation|amalgamated|dist)/"
-    r"|[._-]amalgamat(?:ed|ion)\.\w+$"
-    r"|\.d\.[cm]?ts$"
-    r"|\.pb(?:\.gw)?\.(?:go|cc|h|c)$|_pb2(?:_grpc)?\.pyi?$"
-    r"|[._-]generated\.\w+$|(?:^|/)zz_generated[^/]*$|\.(?:g|freezed)\.dart$"
-    r"|^(?:contrib|external)/|(?:^|/)deps/"
-)
-"""A copy of code whose source is elsewhere: single-header and amalgamated builds
-(`single_include/`, `sqlite3_amalgamation.c`, `amalgamation/`), TypeScript declarations
-(`.d.ts`, `.d.cts`, `.d.mts`), `dist/` bundles, generated code (`*.pb.go`, `*_pb2.py`,
-`*_generated.go`, `zz_generated.deepcopy.go`, `*.g.dart`), and contributed or fetched
-code in a root `contrib/` or `external/` or any `deps/` (a nested `contrib/` is product
-code: `django/contrib/admin/`). Files whose header says they are generated ("Code
-generated … DO NOT EDIT") are not even indexed (`repomap.constants.GENERATED_MARKERS`)."""
-_BUILD_DIR = re.compile(r"(?:^|/)(?:lib|build|out|es|esm|cjs|umd)/")
-"""Folders a package's build writes its output to. A file there is a copy only when the
-same file (by name without extension) exists under `src/` beside the folder: an npm
-package's `lib/index.js` compiled from `src/index.ts`; a `lib/` without a `src/` twin is
-the implementation (Ruby's `lib/`, matplotlib's `lib/matplotlib/`)."""
-_EXTENSIONS = re.compile(r"(?:\.d)?\.[A-Za-z0-9]+$")
 _TEST_NAME = re.compile(
     r"^tests?(?:[_.-]|[A-Z0-9])|^conftest\.py$|_tests?\.\w+$|[._-](?:test|spec)\.\w+$|_spec\.\w+$"
     r"|(?:Test|Tests|Spec|IT)\.(?:java|kt|scala|groovy|cs|swift)$"
@@ -249,7 +220,7 @@ def rank_candidates(
         *(_place(path, relevance, repository) for path in others[: limit * 2]),
     ]
     # stable: order kept within each group
-    twins = _source_stems(index.files)
+    twins = source_stems(index.files)
     ranked.sort(key=lambda c: is_secondary(c.path, twins) or _is_copied(c.path, workspace))
     return _scored(ranked[:limit], priors, relevance.total)
 
@@ -267,33 +238,16 @@ def is_peripheral(path: str) -> bool:
     return is_test(path) or bool(_AUXILIARY.search(path))
 
 
-def is_copy(path: str, source_stems: Collection[str] = ()) -> bool:
-    """A copy of code whose implementation is elsewhere (or not ours): vendored
-    (`is_vendored`), generated, amalgamated, declarations, bundles (`_COPY`), or a build
-    output whose source twin is in `source_stems` (`_source_stems`: `lib/x.js` beside
-    `src/x.ts`)."""
-    if is_vendored(path) or _COPY.search(path):
-        return True
-    return any(
-        f"{path[: m.start()]}{'/' if m.start() else ''}src/{_stem(path[m.end() :])}" in source_stems
-        for m in _BUILD_DIR.finditer(path)
-    )
-
-
-def is_secondary(path: str, source_stems: Collection[str] = ()) -> bool:
+def is_secondary(path: str, stems: Collection[str] = ()) -> bool:
     """Ranked after every other candidate, by its path: tests, examples, docs and build
-    scripts (`is_peripheral`), and copies (`is_copy`). Still listed as context — and
-    first when nothing else matches."""
-    return is_peripheral(path) or is_copy(path, source_stems)
+    scripts (`is_peripheral`), and copies (`repomap.copies.is_copy`: vendored, generated,
+    amalgamated, declarations, build output beside its `src/` twin). Still listed as
+    context — and first when nothing else matches."""
+    return is_peripheral(path) or is_copy(path, stems)
 
 
 def is_utility(path: str) -> bool:
     return bool(_UTILITY.search(path))
-
-
-def is_vendored(path: str) -> bool:
-    """Code copied in from elsewhere, by its path (see `_VENDORED`)."""
-    return bool(_VENDORED.search(path))
 
 
 def is_guard_name(name: str) -> bool:
@@ -619,15 +573,6 @@ def _definition_near(name: str, path: str, index: SymbolIndex) -> tuple[str, Def
     local = [s for s in lookup.matches if s.path == path]
     chosen = local or (list(lookup.matches) if len(lookup.matches) == 1 else [])
     return (chosen[0].path, chosen[0].definition) if chosen else None
-
-
-def _source_stems(files: Collection[str]) -> frozenset[str]:
-    """Files under a `src/` folder, without their extensions (`pkg/src/x`)."""
-    return frozenset(_stem(path) for path in files if path.startswith("src/") or "/src/" in path)
-
-
-def _stem(path: str) -> str:
-    return _EXTENSIONS.sub("", path)
 
 
 def _is_copied(path: str, workspace: Workspace) -> bool:

@@ -11,7 +11,6 @@ from diagnoser.candidates import (
     Candidate,
     Source,
     headline,
-    is_copy,
     is_guard_name,
     is_peripheral,
     is_secondary,
@@ -22,6 +21,7 @@ from diagnoser.candidates import (
 from diagnoser.intake import ReportIn
 from diagnoser.intake.intake import build_report
 from diagnoser.workspace import Workspace
+from repomap.copies import source_stems
 from tests.conftest import MakeRepo
 
 FILES = {
@@ -432,41 +432,16 @@ def test_product_files_that_look_like_tests_are_not(language: str, path: str) ->
     assert not is_test(path), (language, path)
 
 
-COPIES = [
-    "single_include/nlohmann/json.hpp", "amalgamation/sqlite3.c", "dist/sqlite3_amalgamation.c",
-    "src/lib.amalgamation.c", "types/index.d.ts", "lib/index.d.cts", "lib/index.d.mts",
-    "dist/axios.js", "packages/core/dist/index.cjs", "api/v1/service.pb.go",
-    "proto/service_pb2.py", "pkg/apis/zz_generated.deepcopy.go", "gen/schema_generated.go",
-    "lib/model.g.dart", "contrib/redis/cache.go", "deps/uv/src/unix/core.c",
-    "external/zlib/inflate.c", "vendor/github.com/pkg/errors/errors.go",
-    "third_party/abseil/strings.cc",
-]  # fmt: skip
-NOT_COPIES = [
-    "src/index.ts", "django/contrib/admin/options.py", "src/contrib/plugin.js",
-    "lib/rack/utils.rb", "lib/matplotlib/axes/_base.py", "go/build/build.go",
-    "src/distance.c", "pkg/generate/main.go", "lib/deps.rb", "src/types/index.ts",
-]  # fmt: skip
+@pytest.mark.parametrize(
+    "path", ["single_include/nlohmann/json.hpp", "types/index.d.ts", "api/v1/service.pb.go"]
+)
+def test_copies_are_secondary(path: str) -> None:
+    assert is_secondary(path), path
 
 
-@pytest.mark.parametrize("path", COPIES)
-def test_copies_of_code_by_their_path(path: str) -> None:
-    assert is_copy(path) and is_secondary(path), path
-
-
-@pytest.mark.parametrize("path", NOT_COPIES)
-def test_implementations_are_not_copies(path: str) -> None:
-    assert not is_copy(path) and not is_secondary(path), path
-
-
-def test_a_build_folder_is_a_copy_only_beside_its_src_twin() -> None:
-    stems = candidates._source_stems(
-        ["src/index.ts", "src/core/parse.ts", "packages/ui/src/button.tsx", "README.md"]
-    )
-    for path in ("lib/index.js", "es/core/parse.js", "packages/ui/lib/button.js",
-                 "build/core/parse.js", "cjs/index.d.ts"):  # fmt: skip
-        assert is_copy(path, stems), path
-    for path in ("lib/other.js", "lib/core/lex.js", "packages/api/lib/button.js", "src/index.ts"):
-        assert not is_copy(path, stems), path
+def test_build_output_is_secondary_beside_its_src_twin() -> None:
+    assert is_secondary("lib/index.js", source_stems(["src/index.ts"]))
+    assert not is_secondary("lib/index.js", source_stems(["src/other.ts"]))
 
 
 def test_product_files_are_not_tests() -> None:
