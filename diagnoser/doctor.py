@@ -75,8 +75,9 @@ def check_repository(name: str, root: Path, deny: DenyList | None = None) -> Che
         resolved = resolve_root(root)
     except InvalidRepoError as exc:
         return Check(label, False, str(exc))
-    indexed = len(walk_files(resolved, mapped_only=True, deny=deny).files)
-    few = check_coverage(resolved, indexed)
+    walked = walk_files(resolved, mapped_only=True, deny=deny)
+    indexed = len(walked.files)
+    few = check_coverage(resolved, indexed, walked)
     if few is not None:
         return Check(label, False, f"{root}: {few}")
     return Check(label, True, f"{root}: {indexed} source files to index")

@@ -105,7 +105,7 @@ def build(
     if state.problem:
         warnings.insert(0, Skipped(str(directory), state.problem))
     indexed = sum(1 for cached in fresh.values() if not cached.skip_reason)
-    few = check_coverage(root, indexed)
+    few = check_coverage(root, indexed, walked)
     if few is not None:
         warnings.insert(0, Skipped(".", few))
     for path_, cached in sorted(fresh.items()):

@@ -3,20 +3,22 @@ few of the source files on disk.
 
 The walk (`files`) obeys ignore rules, the secrets deny-list and size limits; a root
 `.gitignore` that ignores nearly everything (`*`, or `/*/`) leaves a map of nothing, and
-every ranking built on it silently answers from what is left. A second, plain count of
-the files with a mapped language's extension (no ignore rules; the default ignored
-folders such as `node_modules/` and dot-folders skipped, as the walk skips them) tells.
-The count stops as soon as it has seen enough files to warn, or MAX_COUNTED_ENTRIES
-entries: the check never costs more than a bounded walk.
+every ranking built on it silently answers from what is left. The walk counts the source
+files a rule left out and lists the folders a rule pruned; only those folders are
+counted here (the default ignored folders such as `node_modules/` and dot-folders
+skipped, as the walk skips them), and only until there are enough to warn, or
+MAX_COUNTED_ENTRIES entries: a repository whose rules prune nothing costs nothing.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
-from repomap.constants import DEFAULT_IGNORED_DIRS, MAX_FILE_BYTES, MINIFIED_SUFFIXES
+from repomap.constants import MAX_FILE_BYTES, MINIFIED_SUFFIXES
+from repomap.files import WalkResult, is_default_ignored_dir
 from repomap.languages import language_for
 
 FEW_FILES_RATIO = 0.1
@@ -50,25 +52,32 @@ def coverage_warning(
     )
 
 
-def check_coverage(root: Path, indexed: int) -> str | None:
-    """`coverage_warning` for the repository at `root` whose map has `indexed` files."""
+def check_coverage(root: Path, indexed: int, walked: WalkResult) -> str | None:
+    """`coverage_warning` for the repository at `root`, whose walk (`walked`) listed the
+    files of which `indexed` have tags: what the walk left out by rule (`walked.excluded`,
+    and the source files in the folders it pruned, counted up to enough to warn) is
+    what is on disk but not in the map."""
+    listed = len(walked.files) + walked.excluded
     enough = max(math.ceil(indexed / FEW_FILES_RATIO), indexed + MIN_MISSING_FILES)
-    on_disk, complete = count_source_files(root, stop_at=enough)
+    pruned, complete = count_source_files(root, walked.pruned, stop_at=max(enough - listed, 0))
     present = tuple(name for name in IGNORE_FILES if os.path.isfile(os.path.join(root, name)))
-    return coverage_warning(indexed, on_disk, ignore_files=present, at_least=not complete)
+    return coverage_warning(indexed, listed + pruned, ignore_files=present, at_least=not complete)
 
 
-def count_source_files(root: Path, *, stop_at: int) -> tuple[int, bool]:
-    """How many files under `root` are in a language the map parses, ignore rules not
-    applied, and whether that is all of them: the count stops at `stop_at` files or
-    MAX_COUNTED_ENTRIES entries."""
+def count_source_files(root: Path, folders: Sequence[str], *, stop_at: int) -> tuple[int, bool]:
+    """How many files in a language the map parses `folders` (under `root`) hold, ignore
+    rules not applied, and whether that is all of them: the count stops at `stop_at`
+    files or MAX_COUNTED_ENTRIES entries."""
     count = entries = 0
-    for _directory, folders, names in os.walk(root):
-        folders[:] = [f for f in folders if f not in DEFAULT_IGNORED_DIRS and not f.startswith(".")]
-        entries += len(folders) + len(names)
-        count += sum(
-            1 for n in names if language_for(n) is not None and not n.endswith(MINIFIED_SUFFIXES)
-        )
-        if count >= stop_at or entries >= MAX_COUNTED_ENTRIES:
-            return count, False
+    for folder in folders:
+        for _directory, subfolders, names in os.walk(os.path.join(root, folder)):
+            subfolders[:] = [f for f in subfolders if not is_default_ignored_dir(f)]
+            entries += len(subfolders) + len(names)
+            count += sum(
+                1
+                for n in names
+                if language_for(n) is not None and not n.endswith(MINIFIED_SUFFIXES)
+            )
+            if count >= stop_at or entries >= MAX_COUNTED_ENTRIES:
+                return count, False
     return count, True

@@ -14,6 +14,8 @@ from repomap.coverage import (
     count_source_files,
     coverage_warning,
 )
+from repomap.deny import DenyList
+from repomap.files import walk_files
 from tests.conftest import MakeRepo
 
 SOURCE = "def f():\n    return 1\n"
@@ -49,11 +51,22 @@ def test_the_plain_count_skips_default_ignored_and_hidden_folders_and_stops_earl
     make_repo: MakeRepo,
 ) -> None:
     root = make_repo({
-        **tree(4), "node_modules/x/index.js": "x", ".venv/lib/y.py": SOURCE,
-        "README.md": "# r\n", "web/app.min.js": "x",
+        **tree(4), **tree(3, "gen"), "src/node_modules/x/index.js": "x",
+        "src/.venv/lib/y.py": SOURCE, "src/README.md": "# r\n", "src/app.min.js": "x",
     })  # fmt: skip
-    assert count_source_files(root, stop_at=100) == (4, True)
-    assert count_source_files(root, stop_at=2) == (4, False)  # stops after the folder
+    assert count_source_files(root, ["src", "gen"], stop_at=100) == (7, True)
+    assert count_source_files(root, ["src", "gen"], stop_at=2) == (4, False)  # after a folder
+    assert count_source_files(root, [], stop_at=2) == (0, True)
+
+
+def test_the_walk_reports_what_rules_left_out(make_repo: MakeRepo) -> None:
+    root = make_repo({
+        **tree(3), **tree(2, "out"), "a.py": SOURCE, "b.py": SOURCE, "notes.txt": "x",
+        "node_modules/x.js": "x", ".gitignore": "/out/\na.py\nnotes.txt\n",
+    })  # fmt: skip
+    walked = walk_files(root, mapped_only=True, deny=DenyList(()))
+    assert (len(walked.files), walked.excluded, walked.pruned) == (4, 1, ["out"])
+    assert check_coverage(root, 4, walked) is None
 
 
 def test_a_root_gitignore_of_everything_is_named_in_the_maps_warnings(
@@ -76,5 +89,5 @@ def test_ignoring_every_folder_is_far_fewer(make_repo: MakeRepo, home: Path) -> 
 
 def test_a_healthy_repository_has_no_coverage_warning(make_repo: MakeRepo, home: Path) -> None:
     root = make_repo({**tree(30), "build/gen.py": SOURCE, ".gitignore": "*.log\nlocal/\n"})
-    assert build(root, home=home).warnings == []
-    assert check_coverage(root, 30) is None
+    result = build(root, home=home)
+    assert result.warnings == [] and result.stats.files == 30
