@@ -136,15 +136,19 @@ def test_an_installed_copy_of_the_repositorys_own_package_maps_onto_it() -> None
         Frame(
             file="/home/u/tokio/tokio/src/runtime/park.rs", line=10, module="tokio::runtime::park"
         ),
+        Frame(
+            file="/home/u/src/cobra/command.go", line=123, function="(*Command).execute",
+            module="github.com/spf13/cobra",
+        ),
     ]  # fmt: skip
     mapped = map_frames(frames, OWN_FILES, packages=OWN_PACKAGES)
     assert [(m.repo_path, m.in_app) for m in mapped] == [
         ("lib/utils.js", True), ("packages/ui/lib/button.js", True), ("command.go", True),
         ("tools/gen/main.go", True), ("crates/toml/src/de.rs", True),
-        ("lib/rack/utils.rb", True), ("tokio/src/runtime/park.rs", True),
+        ("lib/rack/utils.rb", True), ("tokio/src/runtime/park.rs", True), ("command.go", True),
     ]  # fmt: skip
     without = map_frames(frames, OWN_FILES)
-    assert [m.in_app for m in without] == [False] * len(frames)
+    assert [m.in_app for m in without] == [False] * (len(frames) - 1) + [True]
 
 
 def test_other_installed_packages_stay_library_frames() -> None:
