@@ -109,15 +109,18 @@ _GUARD_NAME = re.compile(
 """A function or class named for checking its input: `check_array`, `_check_X`,
 `Validate` (`Validate.notNull`), `requireNonNull`, `assertIsValid`, `ensure_str`."""
 _TEST_NAME = re.compile(
-    r"^tests?(?:[_.-]|[A-Z0-9])|^conftest\.py$|_tests?\.\w+$|[._-](?:test|spec)\.\w+$|_spec\.\w+$"
+    r"^test|^conftest\.py$|_tests?\.\w+$|[._-](?:test|spec)\.\w+$|_spec\.\w+$"
     r"|(?:Test|Tests|Spec|IT)\.(?:java|kt|scala|groovy|cs|swift)$"
     r"|^Tests?[A-Z]\w*\.(?:java|kt|scala|groovy|cs|swift)$"
 )
 """A test file by its name in each ecosystem: Python `test_x.py`, `x_test.py`,
 `tests.py`; Go `x_test.go`; JS/TS `x.test.ts`, `x.spec.js`, `x-spec.ts`; Ruby
-`x_spec.rb`; JVM/.NET/Swift `CartTest.java`, `CartTests.cs`, `TestCart.java`. Not
-`testing.go`, `testament.rb`, `contest.go`, `latest.ts`: `test` must be the whole
-word."""
+`x_spec.rb`; JVM/.NET/Swift `CartTest.java`, `CartTests.cs`, `TestCart.java`. A lower-case
+name starting with `test` is test support too: `testing.py` (`click.testing`,
+`sklearn.utils.testing`), Go's `testing.go` and `testutil.go` hold fakes and helpers for
+tests (measured: calling them product code put `click/testing.py` and
+`sklearn/utils/testing.py` first in two cases). `test` inside a word is not a test:
+`contest.go`, `latest.ts`, `Testimony.java`."""
 _TEST_DIR = re.compile(
     r"(?:^|/)(?:tests?|Tests?|testing|__tests__|spec|__mocks__|testdata|benches|"
     r"unittests?|fixtures|__fixtures__|__snapshots__|androidTest|"

@@ -376,7 +376,13 @@ def test_test_files_by_common_conventions(path: str) -> None:
 
 
 TESTS_BY_LANGUAGE = {
-    "go": ["cobra/command_test.go", "internal/testdata/config.yaml.go", "pkg/testdata/in.go"],
+    "go": [
+        "cobra/command_test.go",
+        "internal/testdata/config.yaml.go",
+        "pkg/testdata/in.go",
+        "pkg/fake/testing.go",
+        "internal/testutil.go",
+    ],
     "javascript": [
         "lib/utils.test.js",
         "src/cart.spec.mjs",
@@ -406,10 +412,10 @@ TESTS_BY_LANGUAGE = {
     "any": ["fixtures/sample.py", "src/__fixtures__/data.js"],
 }
 PRODUCT_BY_LANGUAGE = {
-    "go": ["contest.go", "pkg/attest/attestation.go", "testing.go", "pkg/testify/assert.go"],
+    "go": ["contest.go", "pkg/attest/attestation.go", "pkg/testify/assert.go"],
     "javascript": ["src/latest.js", "lib/manifest.js", "src/protest.mjs"],
     "typescript": ["src/latest.ts", "src/attestation/verify.ts"],
-    "rust": ["src/bench.rs", "src/testament.rs"],
+    "rust": ["src/bench.rs", "src/protest.rs"],
     "java": ["src/main/java/com/acme/Contest.java", "src/main/java/com/acme/Testimony.java"],
     "c": ["src/attest.c", "src/latest.h"],
     "ruby": ["lib/rack/spectrum.rb", "lib/inspector.rb"],
