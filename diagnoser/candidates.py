@@ -25,11 +25,17 @@ model can be given them as a starting point. Signals, strongest first:
   Names come from the prose, backticks, and the code the reporter ran (fenced blocks and
   `>>>` / `In [3]:` sessions, `diagnoser.intake.mentions`), so a trace with no frame in
   the repository (`File "<stdin>"`, another library's frames only) still leads to them.
-- Test files (`test_*.py`, `*_test.go`, `*.spec.ts`, `FooTest.java`, `conftest.py`,
-  `tests/`, `testing/`, `__tests__/`, `src/test/`…), examples, docs and build scripts, and
-  vendored or minified code (`vendor/`, `third_party/`, `static/**/lib/`, `*.min.js`,
-  `jquery-3.5.1.js`, a line of 1,000+ characters) come after everything else: fixes
-  rarely land there.
+- Test files by each ecosystem's convention (`test_*.py`, `*_test.go`, `testdata/`,
+  `*.spec.ts`, `__tests__/`, Rust `benches/`, `src/test/`, `src/androidTest/`,
+  `FooTest.java`, `*_spec.rb`, `Foo.Tests/`, Swift `Tests/`, `fixtures/`…), examples, docs
+  and build scripts, and copies of code whose implementation is elsewhere — vendored,
+  contributed or minified (`vendor/`, `third_party/`, a root `contrib/`, `deps/`,
+  `*.min.js`, `jquery-3.5.1.js`, a line of 1,000+ characters), generated (`*.pb.go`,
+  `*_generated.go`, `*.g.dart`), amalgamated or single-header (`single_include/`,
+  `*_amalgamation.c`), declarations (`.d.ts`), bundles (`dist/`) and build output beside
+  its `src/` twin (`lib/x.js` for `src/x.ts`) — come after everything else
+  (`is_secondary`): fixes rarely land there. They stay in the list as context, first
+  only when nothing else matches.
 
 Every weight and rule was chosen leave-one-project-out on the developer benchmark
 (bench/localize_lopo.py: choose on two of Django, scikit-learn and matplotlib, measure on
@@ -42,7 +48,7 @@ from __future__ import annotations
 import re
 import weakref
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
@@ -50,6 +56,7 @@ from diagnoser.errors import ToolError
 from diagnoser.intake.report import MappedFrame, Report
 from diagnoser.workspace import Workspace
 from repomap import Definition, Repository, Symbol, SymbolIndex
+from repomap.copies import is_copy, is_vendored, source_stems
 from repomap.focus import resolve_focus
 from repomap.terms import TermIndex, terms
 
@@ -106,20 +113,28 @@ _GUARD_NAME = re.compile(
 )
 """A function or class named for checking its input: `check_array`, `_check_X`,
 `Validate` (`Validate.notNull`), `requireNonNull`, `assertIsValid`, `ensure_str`."""
-_VENDORED = re.compile(
-    r"(?:^|/)(?:vendor|vendored|_vendor|third_party|thirdparty|externals?|bower_components|"
-    r"node_modules)/"
-    r"|(?:^|/)static/(?:[^/]+/)*lib/"
-    r"|[.-]min\.(?:js|css|mjs)$"
-    r"|-v?\d+\.\d+(?:\.\d+)*(?:[.-][\w]+)?\.(?:js|css|mjs)$"
-)
-"""Code copied in from elsewhere: vendor folders, minified or versioned bundles
-(`jquery-3.5.1.js`, `d3.min.js`), a static folder's `lib/`."""
 _TEST_NAME = re.compile(
     r"^test|^conftest\.py$|_tests?\.\w+$|[._-](?:test|spec)\.\w+$|_spec\.\w+$"
-    r"|^test[A-Z_].*|(?:Test|Tests|Spec|IT)\.(?:java|kt|scala|groovy|cs|swift)$"
+    r"|(?:Test|Tests|Spec|IT)\.(?:java|kt|scala|groovy|cs|swift)$"
+    r"|^Tests?[A-Z]\w*\.(?:java|kt|scala|groovy|cs|swift)$"
 )
-_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|testing|__tests__|spec|__mocks__)/")
+"""A test file by its name in each ecosystem: Python `test_x.py`, `x_test.py`,
+`tests.py`; Go `x_test.go`; JS/TS `x.test.ts`, `x.spec.js`, `x-spec.ts`; Ruby
+`x_spec.rb`; JVM/.NET/Swift `CartTest.java`, `CartTests.cs`, `TestCart.java`. A lower-case
+name starting with `test` is test support too: `testing.py` (`click.testing`,
+`sklearn.utils.testing`), Go's `testing.go` and `testutil.go` hold fakes and helpers for
+tests (measured: calling them product code put `click/testing.py` and
+`sklearn/utils/testing.py` first in two cases). `test` inside a word is not a test:
+`contest.go`, `latest.ts`, `Testimony.java`."""
+_TEST_DIR = re.compile(
+    r"(?:^|/)(?:tests?|Tests?|testing|__tests__|spec|__mocks__|testdata|benches|"
+    r"unittests?|fixtures|__fixtures__|__snapshots__|androidTest|"
+    r"[\w.]+\.(?:Unit|Integration)?Tests?)/"
+)
+"""A test folder in each ecosystem: `tests/`, `test/` (Java's `src/test/`, C/C++, PHP),
+Swift's `Tests/`, Go's `testdata/`, JS `__tests__/`, `__mocks__/`, `__snapshots__/`, Rust
+`tests/` and `benches/`, Android's `src/androidTest/`, C++ `unittest(s)/`, Ruby `spec/`,
+fixtures, and .NET test projects (`Foo.Tests/`, `Foo.Test/`, `Foo.UnitTests/`)."""
 _AUXILIARY = re.compile(
     r"^(?:examples?|docs?|benchmarks?|tutorials?|galleries|demos?|scripts?)/"
     r"|(?:^|/)(?:setup|conftest)\.py$"
@@ -213,7 +228,8 @@ def rank_candidates(
         *(_place(path, relevance, repository) for path in others[: limit * 2]),
     ]
     # stable: order kept within each group
-    ranked.sort(key=lambda c: is_peripheral(c.path) or _is_copied(c.path, workspace))
+    twins = source_stems(index.files)
+    ranked.sort(key=lambda c: is_secondary(c.path, twins) or _is_copied(c.path, workspace))
     return _scored(ranked[:limit], priors, relevance.total)
 
 
@@ -230,13 +246,16 @@ def is_peripheral(path: str) -> bool:
     return is_test(path) or bool(_AUXILIARY.search(path))
 
 
+def is_secondary(path: str, stems: Collection[str] = ()) -> bool:
+    """Ranked after every other candidate, by its path: tests, examples, docs and build
+    scripts (`is_peripheral`), and copies (`repomap.copies.is_copy`: vendored, generated,
+    amalgamated, declarations, build output beside its `src/` twin). Still listed as
+    context — and first when nothing else matches."""
+    return is_peripheral(path) or is_copy(path, stems)
+
+
 def is_utility(path: str) -> bool:
     return bool(_UTILITY.search(path))
-
-
-def is_vendored(path: str) -> bool:
-    """Code copied in from elsewhere, by its path (see `_VENDORED`)."""
-    return bool(_VENDORED.search(path))
 
 
 def is_guard_name(name: str) -> bool:

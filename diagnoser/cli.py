@@ -77,7 +77,9 @@ def parser() -> argparse.ArgumentParser:
     repomap = commands.add_parser("repomap", help="print the repo map (same as python -m repomap)")
     repomap.add_argument("args", nargs=argparse.REMAINDER)
     check = commands.add_parser(
-        "doctor", help="check grammars, data dir, database, models (resolve and reach), demo repo"
+        "doctor",
+        help="check grammars, data dir, database, models (resolve and reach), demo repo, "
+        "and how many source files each served repository's map indexes",
     )
     check.add_argument("--model", help="the model to check (default: DIAGNOSER_MODEL)")
     check.add_argument(
@@ -196,7 +198,10 @@ def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
             args.formatter_model, "--formatter-model", settings.formatter_model
         )[0],
     }
-    checks = run_checks(models=models, demo_repo=DEFAULT_REPO, database_url=database_url)
+    checks = run_checks(
+        models=models, demo_repo=DEFAULT_REPO, database_url=database_url,
+        repos=settings.repos, deny=settings.deny_list(),
+    )  # fmt: skip
     for check in checks:
         print(f"{'ok ' if check.passed else 'FAIL'} {check.name}: {check.detail}")
     return EXIT_OK if all(check.passed for check in checks) else EXIT_FAILED

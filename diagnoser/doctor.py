@@ -1,7 +1,9 @@
 """`diagnoser doctor`: is this machine set up to diagnose? One `Check` per need.
 
-Grammars load, the data directory is writable, the demo repository is there, and each
-configured model resolves — and, when it talks to a server, the server answers. Nothing
+Grammars load, the data directory is writable, the demo repository is there, each
+configured model resolves — and, when it talks to a server, the server answers — and
+each repository served is mapped: not suspiciously few of its source files indexed (a
+root `.gitignore` that ignores everything, the deny-list, size limits). Nothing
 here raises: a broken set-up is a failed check with a message that says what to fix.
 """
 
@@ -15,13 +17,17 @@ import sqlite3
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from diagnoser.errors import ConfigError
 from diagnoser.models import resolve_model
 from diagnoser.offline import MODEL_NAME
-from repomap import data_home
+from repomap import DenyList, data_home
+from repomap.coverage import check_coverage
+from repomap.errors import InvalidRepoError
+from repomap.files import resolve_root, walk_files
 from repomap.languages import LANGUAGES, parser_for, query_for
 
 EXPLORER_ROLE = "model"
@@ -43,13 +49,38 @@ class Check:
     detail: str
 
 
-def run_checks(*, models: dict[str, str | None], demo_repo: Path, database_url: str) -> list[Check]:
-    """Every check, in order; `models` maps a role (model, formatter model) to its string."""
+def run_checks(
+    *,
+    models: dict[str, str | None],
+    demo_repo: Path,
+    database_url: str,
+    repos: Mapping[str, Path] | None = None,
+    deny: DenyList | None = None,
+) -> list[Check]:
+    """Every check, in order; `models` maps a role (model, formatter model) to its string,
+    `repos` names the repositories served (each checked for what its map would index)."""
     checks = [check_grammars(), check_data_directory(data_home())]
     checks.append(check_database(database_url))
     checks += [check_model(role, model) for role, model in models.items() if model is not None]
     checks.append(Check("demo repository", demo_repo.is_dir(), str(demo_repo)))
+    checks += [check_repository(name, path, deny) for name, path in (repos or {}).items()]
     return checks
+
+
+def check_repository(name: str, root: Path, deny: DenyList | None = None) -> Check:
+    """How many source files the map of `root` would index, and whether that is
+    suspiciously few of those on disk (`repomap.coverage`). Walks, parses nothing."""
+    label = f"repository {name}"
+    try:
+        resolved = resolve_root(root)
+    except InvalidRepoError as exc:
+        return Check(label, False, str(exc))
+    walked = walk_files(resolved, mapped_only=True, deny=deny)
+    indexed = len(walked.files)
+    few = check_coverage(resolved, indexed, walked)
+    if few is not None:
+        return Check(label, False, f"{root}: {few}")
+    return Check(label, True, f"{root}: {indexed} source files to index")
 
 
 def check_grammars() -> Check:

@@ -239,14 +239,15 @@ def intake(
     traces: Sequence[Trace] = (),
     truncated: Sequence[str] = (),
 ) -> Report:
-    """The normalized report: frames mapped onto the workspace's files and index, which
-    are walked and built here if the workspace is not warm. Blocking."""
+    """The normalized report: frames mapped onto the workspace's files, index and
+    packages, which are walked and built here if the workspace is not warm. Blocking."""
     return build_report(
         report_in,
         traces=traces,
         files=workspace.file_paths,
         index=workspace.repository.index,
         truncated=truncated,
+        packages=workspace.packages,
     )
 
 

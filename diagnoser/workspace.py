@@ -32,6 +32,13 @@ from rapidfuzz import fuzz, process
 
 from diagnoser.constants import BINARY_SNIFF_BYTES, MAX_PATH_CHARS
 from diagnoser.errors import PathRefused, ToolError
+from diagnoser.intake.packages import (
+    MAX_MANIFEST_BYTES,
+    MAX_MANIFESTS,
+    Packages,
+    is_manifest,
+    read_packages,
+)
 from diagnoser.settings import Settings
 from repomap import DenyList, Repository
 from repomap.deny import is_utf8
@@ -119,6 +126,21 @@ class Workspace:
     @functools.cached_property
     def file_paths(self) -> frozenset[str]:
         return frozenset(f.path for f in self.files)
+
+    @functools.cached_property
+    def packages(self) -> Packages:
+        """The packages the repository's manifests name (`diagnoser.intake.packages`), read
+        once: at most MAX_MANIFESTS, each at most MAX_MANIFEST_BYTES, unreadable ones
+        skipped."""
+        texts: dict[str, str] = {}
+        for path in sorted(p for p in self.file_paths if is_manifest(p))[:MAX_MANIFESTS]:
+            try:
+                data = self.read_bytes(path)[1]
+            except ToolError:
+                continue
+            if len(data) <= MAX_MANIFEST_BYTES:
+                texts[path] = data.decode("utf-8", "replace")
+        return read_packages(texts)
 
     @functools.cached_property
     def _listed_contents(self) -> frozenset[str]:

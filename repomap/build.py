@@ -29,6 +29,7 @@ from repomap.constants import (
     PARSE_CHUNK_FILES,
     WORKER_STOP_SECONDS,
 )
+from repomap.coverage import check_coverage
 from repomap.deny import DenyList
 from repomap.files import FileEntry, Skipped, resolve_root, walk_files
 from repomap.tags import FileTags, extract_tags
@@ -103,6 +104,10 @@ def build(
             warnings.append(Skipped(str(directory), f"cache not saved: {exc.strerror or exc}"))
     if state.problem:
         warnings.insert(0, Skipped(str(directory), state.problem))
+    indexed = sum(1 for cached in fresh.values() if not cached.skip_reason)
+    few = check_coverage(root, indexed, walked)
+    if few is not None:
+        warnings.insert(0, Skipped(".", few))
     for path_, cached in sorted(fresh.items()):
         if cached.skip_reason:
             warnings.append(Skipped(path_, cached.skip_reason))

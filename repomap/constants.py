@@ -102,6 +102,11 @@ PAGERANK_TOLERANCE = 1e-6
 FOCUS_IDENT_WEIGHT = 10.0
 """Edges for identifiers the caller focused on count this much more."""
 
+COPY_EDGE_WEIGHT = 0.1
+"""Edges into a copy of code (`repomap.copies`: a single header, a declaration file,
+vendored or generated code) count this much: the implementation takes the rank its uses
+send, and the copy stays in the map below it."""
+
 PRIVATE_IDENT_WEIGHT = 0.1
 """Identifiers starting with `_` are usually local plumbing: they count less."""
 

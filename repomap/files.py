@@ -57,6 +57,11 @@ class Skipped:
 class WalkResult:
     files: list[FileEntry] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+    """Folders not entered because an ignore rule or the deny-list excludes them (not the
+    default ignored folders): `repomap.coverage` counts what they hold."""
+    excluded: int = 0
+    """Files in a mapped language left out by an ignore rule or the deny-list."""
 
 
 _Ignore = tuple[str, Rules]
@@ -151,9 +156,13 @@ def _walk(walk: _Walk, rel_dir: str, ignores: list[_Ignore], depth: int) -> None
             if entry.is_symlink():
                 _add_symlink(walk, entry, rel, ignores)
             elif entry.is_dir(follow_symlinks=False):
-                if not _ignored_dir(entry.name, rel, ignores) and not walk.deny.matches(
+                if is_default_ignored_dir(entry.name):
+                    continue
+                if ignore_verdict(rel, is_dir=True, stack=ignores) or walk.deny.matches(
                     rel, is_dir=True
                 ):
+                    out.pruned.append(rel)
+                else:
                     _walk(walk, rel, ignores, depth + 1)
             elif entry.is_file(follow_symlinks=False):
                 _add_file(walk, entry, rel, ignores)
@@ -163,13 +172,13 @@ def _walk(walk: _Walk, rel_dir: str, ignores: list[_Ignore], depth: int) -> None
 
 def _add_file(walk: _Walk, entry: os.DirEntry[str], rel: str, ignores: list[_Ignore]) -> None:
     language = language_for(rel)
-    if (
-        (language or not walk.mapped_only)
-        and not _ignored_file(entry.name, rel, ignores)
-        and not walk.deny.matches(rel)
-    ):
-        st = entry.stat(follow_symlinks=False)
-        walk.add(FileEntry(rel, st.st_size, st.st_mtime_ns, language), st, name=True)
+    if not (language or not walk.mapped_only) or entry.name.endswith(MINIFIED_SUFFIXES):
+        return
+    if ignore_verdict(rel, is_dir=False, stack=ignores) or walk.deny.matches(rel):
+        walk.out.excluded += language is not None
+        return
+    st = entry.stat(follow_symlinks=False)
+    walk.add(FileEntry(rel, st.st_size, st.st_mtime_ns, language), st, name=True)
 
 
 def _add_symlink(walk: _Walk, entry: os.DirEntry[str], rel: str, ignores: list[_Ignore]) -> None:
@@ -225,10 +234,9 @@ def _read_ignore(path: str, rel: str, out: WalkResult) -> Rules | None:
         return None
 
 
-def _ignored_dir(name: str, rel: str, ignores: list[_Ignore]) -> bool:
-    if name in DEFAULT_IGNORED_DIRS or name.startswith(".") or name.endswith(".egg-info"):
-        return True
-    return ignore_verdict(rel, is_dir=True, stack=ignores)
+def is_default_ignored_dir(name: str) -> bool:
+    """A folder never entered, whatever the ignore rules say (`DEFAULT_IGNORED_DIRS`)."""
+    return name in DEFAULT_IGNORED_DIRS or name.startswith(".") or name.endswith(".egg-info")
 
 
 def _ignored_file(name: str, rel: str, ignores: list[_Ignore]) -> bool:

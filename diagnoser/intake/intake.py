@@ -13,6 +13,7 @@ from diagnoser.intake.classify import classify
 from diagnoser.intake.fingerprint import fingerprint
 from diagnoser.intake.mapping import map_frames
 from diagnoser.intake.mentions import find_mentions
+from diagnoser.intake.packages import NO_PACKAGES, Packages
 from diagnoser.intake.report import (
     ExceptionInfo,
     FrameOrder,
@@ -33,11 +34,13 @@ def build_report(
     files: Collection[str] = (),
     index: SymbolIndex | None = None,
     truncated: Sequence[str] = (),
+    packages: Packages = NO_PACKAGES,
 ) -> Report:
     """Everything intake derives. `traces` are frames a payload carried (Sentry, Bugsnag…);
-    without them the text is parsed. `files`/`index` are the repository's (for mapping).
-    `truncated` says what an adapter cut (`Intake.truncated`); the text parsers add theirs."""
-    crash = _crash(report, traces, files, index, truncated)
+    without them the text is parsed. `files`/`index`/`packages` are the repository's (for
+    mapping). `truncated` says what an adapter cut (`Intake.truncated`); the text parsers
+    add theirs."""
+    crash = _crash(report, traces, files, index, truncated, packages=packages)
     chain, top = crash.chain, crash.top
     exception = (
         ExceptionInfo(
@@ -72,10 +75,11 @@ def report_fingerprint(
     traces: Sequence[Trace] = (),
     files: Collection[str] = (),
     index: SymbolIndex | None = None,
+    packages: Packages = NO_PACKAGES,
 ) -> str:
     """`build_report(...).fingerprint` without classifying or finding mentions (~1/8 of
     the work): cheap enough to fold identical reports while a request waits."""
-    return _crash(report, traces, files, index, ()).fingerprint
+    return _crash(report, traces, files, index, (), packages=packages).fingerprint
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +98,8 @@ def _crash(
     files: Collection[str],
     index: SymbolIndex | None,
     truncated: Sequence[str],
+    *,
+    packages: Packages,
 ) -> _Crash:
     """The traces, the exception chain, its frames mapped onto the repo, the fingerprint."""
     cuts = list(truncated)
@@ -103,7 +109,7 @@ def _crash(
         parsed = find_traces(report.text)
         found, cuts = parsed.traces, [*cuts, *parsed.truncated]
     chain = exception_chain(found)
-    mapped = _mapped_frames(chain, files, index)
+    mapped = _mapped_frames(chain, files, index, packages)
     top = chain[-1].exception if chain else None
     text = f"{report.title or ''} {report.text}"
     return _Crash(found, cuts, chain, mapped, top, fingerprint(top, mapped, text=text))
@@ -127,13 +133,16 @@ def exception_chain(traces: Sequence[Trace]) -> list[Trace]:
 
 
 def _mapped_frames(
-    chain: Sequence[Trace], files: Collection[str], index: SymbolIndex | None
+    chain: Sequence[Trace],
+    files: Collection[str],
+    index: SymbolIndex | None,
+    packages: Packages = NO_PACKAGES,
 ) -> list[MappedFrame]:
     """The frames of the exception nearest the root cause that reach our code; else the
     top-level exception's."""
     fallback: list[MappedFrame] = []
     for trace in chain:
-        mapped = map_frames(trace.frames, files, index)
+        mapped = map_frames(trace.frames, files, index, packages)
         if any(frame.in_app for frame in mapped):
             return mapped
         fallback = mapped

@@ -8,7 +8,13 @@ package picks between same-named files in different packages.
 Library and runtime frames (site-packages, node_modules, the JDK, Go's runtime, Rust's
 std, .NET's System.*) are not in-app — unless the repository is that very package: a
 `…/site-packages/django/db/models/query.py` frame maps when the whole part after
-`site-packages/` is a repository path (diagnosing Django itself).
+`site-packages/` is a repository path (diagnosing Django itself), or when it is filed
+under one of the packages the repository's manifests name (`packages`: `node_modules/
+axios/lib/x.js` → `lib/x.js` in axios, `…/pkg/mod/github.com/spf13/cobra@v1.6.1/
+command.go`, `…/toml-0.5.9/src/de.rs`, `…/gems/rack-2.2.3/lib/rack/utils.rb`; in a monorepo
+under that package's folder). A runtime-looking module (`tokio::…`, `kotlinx.…`) is in-app
+when it is one of the repository's own (its crate, JVM group, Go module) or the repository
+holds its whole path (`kotlinx/coroutines/Job.kt` for `kotlinx.coroutines.JobSupport`).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from diagnoser.intake.packages import NO_PACKAGES, Packages
 from diagnoser.intake.report import Frame, MappedFrame
 from repomap import SymbolIndex
 
@@ -33,6 +40,11 @@ LIBRARY_MODULES = re.compile(
 )
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://[^/]*")
 _JVM_SOURCE = re.compile(r"\.(?:java|kt|kts|scala|groovy)$")
+_VERSION = r"(?:v?\d[\w.+-]*|[0-9a-f]{7,40})"
+"""How installers file a release beside its name: `cobra@v1.6.1`, `toml-0.5.9`,
+`rack-2.2.3`, a git checkout's `rack-1a2b3c4`."""
+_GO_ESCAPE = re.compile(r"!([a-z])")
+"""The Go module cache spells an upper-case letter `!` + lower case (`!azure` = `Azure`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,16 +71,23 @@ class _Files:
                 best = key
         return best[2] if best else None
 
+    def has(self, path: str) -> bool:
+        return path in self.by_name.get(path.rsplit("/", 1)[-1], ())
+
 
 def map_frames(
-    frames: Sequence[Frame], files: Collection[str], index: SymbolIndex | None = None
+    frames: Sequence[Frame],
+    files: Collection[str],
+    index: SymbolIndex | None = None,
+    packages: Packages = NO_PACKAGES,
 ) -> list[MappedFrame]:
-    """Each frame with its repository file, enclosing definition and in-app verdict."""
+    """Each frame with its repository file, enclosing definition and in-app verdict;
+    `packages` are the repository's own (`diagnoser.intake.packages`)."""
     table = _Files.of(files)
-    return [_map(frame, table, index) for frame in frames]
+    return [_map(frame, table, index, packages) for frame in frames]
 
 
-def _map(frame: Frame, table: _Files, index: SymbolIndex | None) -> MappedFrame:
+def _map(frame: Frame, table: _Files, index: SymbolIndex | None, packages: Packages) -> MappedFrame:
     path = _clean(frame.file) if frame.file else ""
     # The last marker counts: `…/lib/python3.11/site-packages/django/…` → `django/…`.
     library = next(reversed(list(LIBRARY_PATHS.finditer(path))), None)
@@ -78,9 +97,16 @@ def _map(frame: Frame, table: _Files, index: SymbolIndex | None) -> MappedFrame:
         inside = path[library.end() :].lstrip("/")
         found = table.by_suffix(inside) if inside else None
         if found is None or not _is_package_path(found, inside):
+            found = _own_installed(inside, packages, table)
+        if found is None:
             return MappedFrame(frame=frame, unmapped_reason="library or runtime frame")
         return _located(frame, found, index)
-    if frame.module and LIBRARY_MODULES.match(frame.module):
+    if (
+        frame.module
+        and LIBRARY_MODULES.match(frame.module)
+        and not packages.owns_module(frame.module)
+        and _by_module(frame, table, whole=True) is None
+    ):
         return MappedFrame(frame=frame, unmapped_reason="library or runtime frame")
     if frame.in_app is False and not path:
         return MappedFrame(frame=frame, unmapped_reason="marked not in-app by the source")
@@ -101,6 +127,25 @@ def _map(frame: Frame, table: _Files, index: SymbolIndex | None) -> MappedFrame:
     return _located(frame, repo_path, index)
 
 
+def _own_installed(inside: str, packages: Packages, table: _Files) -> str | None:
+    """The repository file an installed copy of one of its own packages stands for:
+    `axios/lib/utils.js` → `lib/utils.js`, `registry/src/index…/toml-0.5.9/src/de.rs` →
+    `src/de.rs` (in the package's folder), when that file exists."""
+    parts = _GO_ESCAPE.sub(lambda m: m.group(1).upper(), inside).split("/")
+    for package in sorted(packages.packages, key=lambda p: -len(p.name)):
+        name = package.name.split("/")
+        for start in range(len(parts) - len(name)):
+            *head, last = parts[start : start + len(name)]
+            if head == name[:-1] and re.fullmatch(
+                rf"{re.escape(name[-1])}(?:[@-]{_VERSION})?", last
+            ):
+                rest = "/".join(parts[start + len(name) :])
+                path = f"{package.folder}/{rest}" if package.folder else rest
+                if table.has(path):
+                    return path
+    return None
+
+
 def _is_package_path(found: str, inside: str) -> bool:
     """`found` ends with the whole installed path, and that path is more than a bare name."""
     return ("/" + found).endswith("/" + inside) and ("/" in inside or found == inside)
@@ -114,8 +159,10 @@ def _located(frame: Frame, repo_path: str, index: SymbolIndex | None) -> MappedF
     return MappedFrame(frame=frame, repo_path=repo_path, symbol=symbol, in_app=True)
 
 
-def _by_module(frame: Frame, table: _Files) -> str | None:
-    """`a.b.c` → `a/b/c.py` or `a/b/c/__init__.py`; Java `com.x.Y` + `Y.java` → `com/x/Y.java`."""
+def _by_module(frame: Frame, table: _Files, *, whole: bool = False) -> str | None:
+    """`a.b.c` → `a/b/c.py` or `a/b/c/__init__.py`; Java `com.x.Y` + `Y.java` → `com/x/Y.java`.
+    `whole`: the file's path must end with the module's whole path (the repository
+    defines `java.util.ArrayList` itself: it is the JDK)."""
     if not frame.module:
         return None
     dotted = frame.module.replace("::", ".").strip(".")
@@ -126,8 +173,9 @@ def _by_module(frame: Frame, table: _Files) -> str | None:
         candidates.insert(0, f"{stem.rsplit('/', 1)[0]}/{file_name}")
     for candidate in candidates:
         found = table.by_suffix(candidate)
-        if found and _shared_tail(found.split("/"), candidate.split("/")) >= min(
-            2, candidate.count("/") + 1
+        parts = candidate.split("/")
+        if found and _shared_tail(found.split("/"), parts) >= (
+            len(parts) if whole else min(2, len(parts))
         ):
             return found
     return None

@@ -13,6 +13,7 @@ from diagnoser.candidates import (
     headline,
     is_guard_name,
     is_peripheral,
+    is_secondary,
     is_test,
     is_vendored,
     rank_candidates,
@@ -20,6 +21,7 @@ from diagnoser.candidates import (
 from diagnoser.intake import ReportIn
 from diagnoser.intake.intake import build_report
 from diagnoser.workspace import Workspace
+from repomap.copies import source_stems
 from tests.conftest import MakeRepo
 
 FILES = {
@@ -373,6 +375,81 @@ def test_test_files_by_common_conventions(path: str) -> None:
     assert is_test(path)
 
 
+TESTS_BY_LANGUAGE = {
+    "go": [
+        "cobra/command_test.go",
+        "internal/testdata/config.yaml.go",
+        "pkg/testdata/in.go",
+        "pkg/fake/testing.go",
+        "internal/testutil.go",
+    ],
+    "javascript": [
+        "lib/utils.test.js",
+        "src/cart.spec.mjs",
+        "src/__tests__/cart.js",
+        "src/__snapshots__/cart.js",
+        "src/__mocks__/fs.js",
+        "e2e/login.e2e-spec.ts",
+    ],
+    "typescript": ["src/parse.test.ts", "packages/core/src/parse.spec.tsx"],
+    "rust": ["tests/integration.rs", "benches/parse.rs", "crates/toml/tests/de.rs"],
+    "java": [
+        "src/test/java/com/acme/Cart.java",
+        "app/src/androidTest/java/com/acme/UiIT.java",
+        "core/src/main/java/com/acme/CartTest.java",
+        "src/main/java/TestCart.java",
+    ],
+    "kotlin": ["app/src/test/kotlin/com/acme/CartTest.kt"],
+    "c": ["test/test_parse.c", "tests/parse.c", "src/unittest/parse.c", "unittests/lex.cpp"],
+    "ruby": ["spec/rack/utils_spec.rb", "lib/rack/utils_spec.rb", "spec/support/helpers.rb"],
+    "csharp": [
+        "src/Acme.Tests/CartTests.cs",
+        "src/Acme.Test/Helpers.cs",
+        "src/Acme.UnitTests/Cart.cs",
+    ],
+    "php": ["tests/Unit/CartTest.php", "tests/bootstrap.php"],
+    "swift": ["Tests/AcmeTests/CartTests.swift", "Tests/Helpers.swift"],
+    "any": ["fixtures/sample.py", "src/__fixtures__/data.js"],
+}
+PRODUCT_BY_LANGUAGE = {
+    "go": ["contest.go", "pkg/attest/attestation.go", "pkg/testify/assert.go"],
+    "javascript": ["src/latest.js", "lib/manifest.js", "src/protest.mjs"],
+    "typescript": ["src/latest.ts", "src/attestation/verify.ts"],
+    "rust": ["src/bench.rs", "src/protest.rs"],
+    "java": ["src/main/java/com/acme/Contest.java", "src/main/java/com/acme/Testimony.java"],
+    "c": ["src/attest.c", "src/latest.h"],
+    "ruby": ["lib/rack/spectrum.rb", "lib/inspector.rb"],
+    "csharp": ["src/Acme/Cart.cs", "src/Acme.Testing.Core/Cart.cs"],
+    "swift": ["Sources/Acme/Cart.swift"],
+}
+
+
+@pytest.mark.parametrize(
+    ("language", "path"), [(lang, p) for lang, ps in TESTS_BY_LANGUAGE.items() for p in ps]
+)
+def test_test_files_by_each_ecosystems_convention(language: str, path: str) -> None:
+    assert is_test(path), (language, path)
+
+
+@pytest.mark.parametrize(
+    ("language", "path"), [(lang, p) for lang, ps in PRODUCT_BY_LANGUAGE.items() for p in ps]
+)
+def test_product_files_that_look_like_tests_are_not(language: str, path: str) -> None:
+    assert not is_test(path), (language, path)
+
+
+@pytest.mark.parametrize(
+    "path", ["single_include/nlohmann/json.hpp", "types/index.d.ts", "api/v1/service.pb.go"]
+)
+def test_copies_are_secondary(path: str) -> None:
+    assert is_secondary(path), path
+
+
+def test_build_output_is_secondary_beside_its_src_twin() -> None:
+    assert is_secondary("lib/index.js", source_stems(["src/index.ts"]))
+    assert not is_secondary("lib/index.js", source_stems(["src/other.ts"]))
+
+
 def test_product_files_are_not_tests() -> None:
     for path in ("pkg/contest.py", "pkg/attestation.py", "src/main/java/com/acme/Cart.java",
                  "lib/matplotlib/rcsetup.py", "web/latest.js"):  # fmt: skip
@@ -463,3 +540,23 @@ def test_a_package_qualified_name_points_into_that_package(multi: Workspace) -> 
 def test_a_module_in_any_language_names_its_file(multi: Workspace) -> None:
     [first, *_] = rank(multi, "The total of com.acme.Cart is wrong")
     assert (first.path, first.source) == ("src/main/java/com/acme/Cart.java", Source.MENTION)
+
+
+def test_copies_rank_after_their_implementation_and_lead_only_alone(
+    make_repo: MakeRepo, home: Path
+) -> None:
+    source = "export function cartTotal(items) {\n  return items.reduce((a, b) => a + b, 0);\n}\n"
+    richer = source + "// cartTotal refunds cartTotal refunds cartTotal\n"
+    root = make_repo({
+        "src/cart.ts": source,
+        "lib/cart.js": richer,  # compiled from src/cart.ts
+        "deps/cart/cart.js": richer,
+        "types/cart.d.ts": "export declare function cartTotal(items: number[]): number;\n"
+                           "// refunds cartTotal\n",
+        "single_include/cart.js": richer,
+    })  # fmt: skip
+    paths = [c.path for c in rank(Workspace(root, home=home), "cartTotal is wrong for refunds")]
+    assert paths[0] == "src/cart.ts" and len(paths) == 5
+    alone = make_repo({"single_include/cart.js": richer, "README.md": "cart\n"})
+    found = rank(Workspace(alone, home=home), "cartTotal is wrong for refunds")
+    assert [c.path for c in found] == ["single_include/cart.js"]

@@ -18,10 +18,12 @@ from diagnoser.doctor import (
     check_data_directory,
     check_database,
     check_model,
+    check_repository,
     probe,
     run_checks,
 )
 from diagnoser.settings import Settings, default_database_url
+from tests.conftest import MakeRepo
 
 KEY = "sk-test-123"
 
@@ -171,3 +173,32 @@ def test_run_checks_covers_every_configured_model(home: Path, tmp_path: Path) ->
         "grammars", "data directory", "database", "model", "demo repository",
     ]  # fmt: skip
     assert all(c.passed for c in checks)
+
+
+def test_a_repository_that_indexes_suspiciously_few_files_fails_with_the_cause(
+    make_repo: MakeRepo, tmp_path: Path
+) -> None:
+    files: dict[str, str | bytes] = {f"src/m{i}.go": "package m\n" for i in range(25)}
+    hidden = make_repo({**files, ".gitignore": "*\n"})
+    healthy = make_repo(files)
+    checks = {c.name: c for c in (
+        check_repository("hidden", hidden), check_repository("healthy", healthy),
+        check_repository("gone", tmp_path / "nope"),
+    )}  # fmt: skip
+    assert not checks["repository hidden"].passed
+    assert "only 0 of at least 25" in checks["repository hidden"].detail
+    assert "`.gitignore`" in checks["repository hidden"].detail
+    assert checks["repository healthy"].passed
+    assert checks["repository healthy"].detail.endswith("25 source files to index")
+    assert not checks["repository gone"].passed
+    assert "no such directory" in checks["repository gone"].detail
+
+
+def test_run_checks_checks_each_served_repository(
+    home: Path, tmp_path: Path, make_repo: MakeRepo
+) -> None:
+    repo = make_repo({"a.py": "A = 1\n"})
+    checks = run_checks(
+        models={}, demo_repo=tmp_path, database_url=default_database_url(), repos={"demo": repo}
+    )
+    assert [c.name for c in checks][-1] == "repository demo" and checks[-1].passed

@@ -91,3 +91,20 @@ def test_empty_repository_ranks_nothing() -> None:
 def test_limit_zero_ranks_files_only() -> None:
     ranking = rank(build_graph(tags()), tags(), limit=0)
     assert ranking.definitions == () and len(ranking.files) == len(SOURCES)
+
+
+def test_a_single_header_copy_ranks_below_the_files_it_was_made_from() -> None:
+    sources = {
+        "src/parse.h": "int parse_value(int x) { return x; }\n",
+        "src/dump.h": "int dump_value(int x) { return x; }\n",
+        "single_include/json.h": (
+            "int parse_value(int x) { return x; }\nint dump_value(int x) { return x; }\n"
+        ),
+        "app/main.c": "int main() { parse_value(1); return dump_value(2); }\n",
+    }
+    tags = {path: extract_tags(text.encode(), "c") for path, text in sources.items()}
+    for focus in (Focus(), Focus(idents=frozenset({"parse_value"}))):
+        order = [path for path, _ in rank(build_graph(tags), tags, focus).files]
+        assert order.index("single_include/json.h") > order.index("src/parse.h"), focus
+    order = [path for path, _ in rank(build_graph(tags), tags).files]
+    assert order[-1] == "single_include/json.h"

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from diagnoser.intake.mapping import map_frames
+from diagnoser.intake.packages import read_packages
 from diagnoser.intake.report import Frame
 from repomap import Repository
 from tests.conftest import GOLDEN_REPO
@@ -101,3 +102,78 @@ def test_installed_copy_of_the_repository_itself_maps() -> None:
         None,
         "django/db/models/query.py",
     ]
+
+
+OWN_FILES = [
+    "lib/utils.js", "packages/ui/lib/button.js", "command.go", "tools/gen/main.go",
+    "crates/toml/src/de.rs", "tokio/src/runtime/park.rs", "lib/rack/utils.rb",
+]  # fmt: skip
+OWN_PACKAGES = read_packages({
+    "package.json": '{"name": "axios"}',
+    "packages/ui/package.json": '{"name": "@acme/ui"}',
+    "go.mod": "module github.com/spf13/cobra\n",
+    "tools/go.mod": "module github.com/Azure/gen-tools\n",
+    "crates/toml/Cargo.toml": '[package]\nname = "toml"\n',
+    "tokio/Cargo.toml": '[package]\nname = "tokio"\n',
+    "rack.gemspec": 's.name = "rack"\n',
+})  # fmt: skip
+
+
+def test_an_installed_copy_of_the_repositorys_own_package_maps_onto_it() -> None:
+    frames = [
+        Frame(file="/srv/app/node_modules/axios/lib/utils.js", line=3),
+        Frame(file="/srv/app/node_modules/@acme/ui/lib/button.js", line=3),
+        Frame(
+            file="/root/go/pkg/mod/github.com/spf13/cobra@v1.6.1/command.go",
+            line=123, function="(*Command).execute", module="github.com/spf13/cobra",
+        ),
+        Frame(file="/root/go/pkg/mod/github.com/!azure/gen-tools@v0.2.0/gen/main.go", line=9),
+        Frame(
+            file="/root/.cargo/registry/src/index.crates.io-6f17d22bba15001f/toml-0.5.9/src/de.rs",
+            line=100, module="toml::de::Deserializer",
+        ),
+        Frame(file="/usr/lib/ruby/gems/3.0.0/gems/rack-2.2.3/lib/rack/utils.rb", line=42),
+        Frame(
+            file="/home/u/tokio/tokio/src/runtime/park.rs", line=10, module="tokio::runtime::park"
+        ),
+        Frame(
+            file="/home/u/src/cobra/command.go", line=123, function="(*Command).execute",
+            module="github.com/spf13/cobra",
+        ),
+    ]  # fmt: skip
+    mapped = map_frames(frames, OWN_FILES, packages=OWN_PACKAGES)
+    assert [(m.repo_path, m.in_app) for m in mapped] == [
+        ("lib/utils.js", True), ("packages/ui/lib/button.js", True), ("command.go", True),
+        ("tools/gen/main.go", True), ("crates/toml/src/de.rs", True),
+        ("lib/rack/utils.rb", True), ("tokio/src/runtime/park.rs", True), ("command.go", True),
+    ]  # fmt: skip
+    without = map_frames(frames, OWN_FILES)
+    assert [m.in_app for m in without] == [False] * (len(frames) - 1) + [True]
+
+
+def test_other_installed_packages_stay_library_frames() -> None:
+    frames = [
+        Frame(file="/srv/app/node_modules/lodash/lib/utils.js", line=3),
+        Frame(file="/srv/app/node_modules/axios-retry/lib/utils.js", line=3),
+        Frame(file="/root/go/pkg/mod/github.com/spf13/cobra-cli@v1.3.0/command.go", line=1),
+        Frame(file="/root/.cargo/registry/src/index.crates.io-x/serde-1.0.1/src/de.rs", line=1),
+        Frame(file="/usr/lib/ruby/gems/3.0.0/gems/rack-test-2.1.0/lib/rack/utils.rb", line=4),
+        Frame(file="/srv/app/node_modules/axios/lib/missing.js", line=3),
+        Frame(file="ArrayList.java", line=437, module="java.util.ArrayList"),
+    ]  # fmt: skip
+    mapped = map_frames(frames, OWN_FILES, packages=OWN_PACKAGES)
+    assert [m.in_app for m in mapped] == [False] * len(frames)
+
+
+def test_a_runtime_module_is_in_app_only_when_the_repository_holds_its_whole_path() -> None:
+    files = ["src/main/java/com/acme/util/List.java", "src/main/kotlin/kotlinx/coroutines/Job.kt"]
+    mapped = map_frames(
+        [
+            Frame(file="List.java", line=3, module="java.util.List"),
+            Frame(file="Job.kt", line=7, module="kotlinx.coroutines.JobSupport"),
+        ],
+        files,
+    )
+    assert [(m.repo_path, m.in_app) for m in mapped] == [
+        (None, False), ("src/main/kotlin/kotlinx/coroutines/Job.kt", True),
+    ]  # fmt: skip
