@@ -41,8 +41,9 @@ DEFAULT_CONFIDENCE = 0.5
 _TITLE = re.compile(r"^#\s+(?P<title>.+)$", re.MULTILINE)
 _SECTION = re.compile(r"^##\s+(?P<name>.+?)\s*$", re.MULTILINE)
 _ITEM = re.compile(r"^\d+\.\s+", re.MULTILINE)
-_PLACE = re.compile(r"`(?P<path>[^`:\s]+):(?P<start>\d+)(?:-(?P<end>\d+))?`")
-_PATH = re.compile(r"`(?P<path>[^`\s]+)`")
+_PLACE = re.compile(r"`(?P<path>[^`:\n]*[^`:\s]):(?P<start>\d+)(?:-(?P<end>\d+))?`")
+"""`path:start-end`; a path may hold spaces (`test cases/7 gnome/x.h:5-5`)."""
+_PATH = re.compile(r"`(?P<path>[^`\n]*[^`\s])`")
 _SYMBOL = re.compile(r"—\s*`(?P<symbol>[^`]+)`")
 _ROLE = re.compile(r"—\s*(?P<role>fault|trigger|propagation|context)\b", re.IGNORECASE)
 _FIELD = r"^\s*{name}:\s*(?P<value>.+)$"

@@ -100,3 +100,11 @@ def test_changes_and_risk_are_optional() -> None:
     minimal = "# T\n## Root cause\nx\n## Locations\n1. `src/app.py:8-9` — fault\n"
     finding = parse_report(minimal, classification=Kind.BUG)
     assert finding.changes == [] and [f.path for f in finding.files] == ["src/app.py"]
+
+
+def test_a_path_with_spaces_is_one_location_and_one_change() -> None:
+    spaced = REPORT.replace("src/app.py", "test cases/7 gnome/app.py")
+    finding = parse_report(spaced, classification=Kind.CRASH)
+    assert finding.files[0].path == "test cases/7 gnome/app.py"
+    assert (finding.files[0].start_line, finding.files[0].end_line) == (8, 9)
+    assert finding.changes[0].path == "test cases/7 gnome/app.py"
