@@ -1,13 +1,17 @@
-"""Leave-one-project-out choice of the localization weights and rules (issue 11).
+"""Leave-one-project-out choice of the localization weights and rules (issues 11, 12).
 
     bash ../shared/bench/get_sources.sh bench/.cache/devbench
-    .venv/bin/python bench/localize_lopo.py
+    .venv/bin/python bench/localize_lopo.py [--extra CASES=SOURCES ...]
+
+`--extra bench/cases_extra.jsonl=bench/.cache/widened` adds another cases file (or a folder
+of them) whose releases lie under SOURCES/src/; every distinct `package` is a project and
+every case's `language` (default python) a group in the tables.
 
 The candidate ranking only (`diagnoser.candidates`, no model, no tools), limit=10. Each
 release's Workspace and each case's report are built once; the ranking is then re-run
 under every setting of a small grid: one weight or rule changed at a time from the module
-constants. For each fold (choose on two projects, measure on the third) every weight and
-rule takes the value that is best on the two training projects (macro mean of file Acc@1
+constants. For each fold (choose on all projects but one, measure on that one) every weight and
+rule takes the value that is best on the training projects (macro mean of file Acc@1
 and Acc@5; ties keep the module constant), and the combined choice is measured on the
 held-out project, beside the choice made on all three (in-sample). Also prints a
 per-project ablation table (each rule or signal off). File Acc@k is over distinct files;
@@ -17,6 +21,7 @@ function Acc@5 over the first five `file::symbol` places (last name component).
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import time
@@ -38,7 +43,6 @@ import focus  # noqa: E402
 
 LIMIT = 10
 KS = (1, 3, 5, 10)
-PROJECTS = ("Django", "scikit-learn", "matplotlib")
 NEVER = re.compile(r"(?!)")
 
 
@@ -191,13 +195,13 @@ def run(
 ) -> dict[str, list[Outcome]]:
     """Every setting's outcome per case (in case order), one Workspace at a time."""
     found: dict[str, list[Outcome | None]] = {s.label: [None] * len(cases) for s in settings}
-    by_root: dict[str, list[int]] = {}
+    by_root: dict[Path, list[int]] = {}
     for number, case in enumerate(cases):
-        by_root.setdefault(str(case["root"]), []).append(number)
+        by_root.setdefault(Path(str(case.get("_src", src))) / str(case["root"]), []).append(number)
     for root, numbers in by_root.items():
         with memoized():
-            _run_root(cases, numbers, Workspace(src / root, home=home), settings, found)
-        print(f"  {root}: {len(numbers)} cases", file=sys.stderr, flush=True)
+            _run_root(cases, numbers, Workspace(root, home=home), settings, found)
+        print(f"  {root.name}: {len(numbers)} cases", file=sys.stderr, flush=True)
     return {label: [o for o in outcomes if o is not None] for label, outcomes in found.items()}
 
 
@@ -290,23 +294,47 @@ def choose(
     return Setting(label, tuple(weights), rules)
 
 
+def load_extra(spec: str) -> list[dict[str, object]]:
+    """`CASES=SOURCES`: the cases of a jsonl file (or every *.jsonl in a folder) whose
+    release is unpacked under SOURCES/src/, each marked with that folder."""
+    path, _, sources = spec.partition("=")
+    files = sorted(Path(path).glob("*.jsonl")) if Path(path).is_dir() else [Path(path)]
+    src = Path(sources or ".") / "src"
+    found = []
+    for file in files:
+        for line in file.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                case = json.loads(line)
+                if (src / case["root"]).is_dir():
+                    found.append({**case, "_src": str(src)})
+    return found
+
+
 def main() -> None:
     cli = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     cli.add_argument("--src", type=Path, default=HERE / ".cache" / "devbench" / "src")
     cli.add_argument("--home", type=Path, default=HERE / ".cache" / "localize-home")
+    cli.add_argument(
+        "--extra", action="append", default=[], metavar="CASES=SOURCES",
+        help="another cases file or folder, with the folder holding its src/",
+    )  # fmt: skip
     args = cli.parse_args()
     cases = [c for c in focus.load_cases() if (args.src / c["root"]).is_dir()]
+    for spec in args.extra:
+        cases += load_extra(spec)
+    projects = list(dict.fromkeys(str(c["package"]) for c in cases))
+    languages = list(dict.fromkeys(map(_language, cases)))
     started = time.perf_counter()
     settings = grid()
     results = run(cases, args.src, args.home, settings)
     print(f"grid: {len(settings)} settings x {len(cases)} cases in "
           f"{time.perf_counter() - started:.0f} s", file=sys.stderr)  # fmt: skip
 
-    everyone = set(PROJECTS)
-    chosen = {"in-sample (all three)": choose(cases, results, everyone)}
-    for held in PROJECTS:
+    everyone = set(projects)
+    chosen = {"in-sample (all projects)": choose(cases, results, everyone)}
+    for held in projects:
         chosen[f"held out {held}"] = choose(cases, results, everyone - {held})
-    folds = [chosen[f"held out {held}"] for held in PROJECTS]
+    folds = [chosen[f"held out {held}"] for held in projects]
     common = [w for w in folds[0].weights if all(w in f.weights for f in folds)]
     rules = tuple(r for r in folds[0].rules if all(r in f.rules for f in folds))
     label = ", ".join([f"{n}={v:g}" for n, v in common] + list(rules)) or "module constants"
@@ -318,39 +346,39 @@ def main() -> None:
     print("\n## Choices\n")
     for fold, setting in chosen.items():
         print(f"- {fold}: {setting.label}")
+    insample = chosen["in-sample (all projects)"]
+    pooled = [results[chosen[f"held out {c['package']}"].label][n] for n, c in enumerate(cases)]
     print("\n## Held-out vs in-sample (file Acc@1/3/5/10, function Acc@5)\n")
-    print(head.format("project: weights chosen on"))
-    insample = chosen["in-sample (all three)"]
-    for held in PROJECTS:
-        keep = _project(held)
+    print(head.format("group: weights chosen on"))
+    groups = [(f"language {lang}", _language_is(lang)) for lang in languages]
+    if len(projects) <= 6:
+        groups = [(f"project {p}", _project(p)) for p in projects] + groups
+    for name, keep in [*groups, ("all", _always), ("with traceback", _traceback)]:
         count = sum(map(keep, cases))
         for label, outcomes in (
             ("module constants", results["module constants"]),
-            ("all three (in-sample)", results[insample.label]),
-            ("the other two (held out)", results[chosen[f"held out {held}"].label]),
+            ("all projects (in-sample)", results[insample.label]),
+            ("each project held out", pooled),
             ("every fold agrees", results[chosen["every fold agrees"].label]),
         ):
-            print(f"| {held}: {label} | {count} | {metrics(cases, outcomes, keep)} |")
-    pooled = [results[chosen[f"held out {c['package']}"].label][n] for n, c in enumerate(cases)]
-    every = _always
-    print(f"| all: module constants | {len(cases)} | "
-          f"{metrics(cases, results['module constants'], every)} |")  # fmt: skip
-    print(f"| all: in-sample | {len(cases)} | {metrics(cases, results[insample.label], every)} |")
-    print(f"| all: each project held out | {len(cases)} | {metrics(cases, pooled, every)} |")
-    tb = _traceback
-    print(f"| traceback: module constants | {sum(map(tb, cases))} | "
-          f"{metrics(cases, results['module constants'], tb)} |")  # fmt: skip
-    print(f"| traceback: each project held out | {sum(map(tb, cases))} | "
-          f"{metrics(cases, pooled, tb)} |")  # fmt: skip
+            print(f"| {name}: {label} | {count} | {metrics(cases, outcomes, keep)} |")
 
-    print("\n## Ablation per project (file Acc@1/3/5/10 | function Acc@5)\n")
-    print("| setting | " + " | ".join(PROJECTS) + " | all |")
-    print("|---|" + "---|" * (len(PROJECTS) + 1))
+    print("\n## Ablation by language (file Acc@1/3/5/10 | function Acc@5)\n")
+    print("| setting | " + " | ".join(languages) + " | all |")
+    print("|---|" + "---|" * (len(languages) + 1))
     for setting in settings:
         outcomes = results[setting.label]
-        cells = [metrics(cases, outcomes, _project(p)) for p in PROJECTS]
-        cells.append(metrics(cases, outcomes, every))
+        cells = [metrics(cases, outcomes, _language_is(lang)) for lang in languages]
+        cells.append(metrics(cases, outcomes, _always))
         print(f"| {setting.label} | " + " | ".join(c.replace(" | ", " · ") for c in cells) + " |")
+
+
+def _language(case: dict[str, object]) -> str:
+    return str(case.get("language") or "python")
+
+
+def _language_is(name: str) -> Callable[[dict[str, object]], bool]:
+    return lambda case: _language(case) == name
 
 
 def _project(name: str) -> Callable[[dict[str, object]], bool]:
