@@ -34,6 +34,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -71,9 +72,19 @@ DELIVERIES = cast(Table, DeliveryRow.__table__)
 # coercion, cache key) cost more CPU than running it on SQLite.
 INSERT_REPORT = insert(REPORTS)
 INSERT_JOB = insert(JOBS)
-INSERT_CLAIM = insert(CLAIMS)
 INSERT_OCCURRENCE = insert(OCCURRENCES)
 INSERT_DELIVERY = insert(DELIVERIES)
+PUT_CLAIM = {
+    name: dialect.insert(CLAIMS)
+    .on_conflict_do_nothing(index_elements=[CLAIMS.c.repo, CLAIMS.c.fingerprint])
+    .returning(CLAIMS.c.job_id)
+    for name, dialect in (("postgresql", postgresql), (SQLITE, sqlite))
+}
+"""Per dialect: a new claim, inserted only when (repo, fingerprint) has none, and a row
+back when it was — the common case (a new fingerprint) in one statement instead of a
+SELECT and an INSERT. On PostgreSQL a claim another transaction is inserting makes it
+wait for that one's end, then do nothing if it committed. SQLite has had the clause
+since 3.35 (2021)."""
 _CLAIM_KEY = (CLAIMS.c.repo == bindparam("b_repo"), CLAIMS.c.fingerprint == bindparam("b_fp"))
 FIND_CLAIM = select(CLAIMS.c.job_id, CLAIMS.c.until).where(*_CLAIM_KEY)
 TAKE_CLAIM = (
@@ -140,6 +151,7 @@ class Store:
             threading.RLock() if engine.dialect.name == SQLITE else nullcontext()
         )
         self._clock = clock
+        self._put_claim = PUT_CLAIM[engine.dialect.name]
 
     @contextmanager
     def _writing(self) -> Iterator[Connection]:
@@ -270,13 +282,13 @@ class Store:
     ) -> str | None:
         """None when `job_id` now holds the claim, else the job that does. IntegrityError
         when another writer took it meanwhile (the caller's transaction is then lost)."""
+        claim = {"repo": repo, "fingerprint": fingerprint, "job_id": job_id}
+        if connection.execute(self._put_claim, claim).first() is not None:
+            return None
         key = {"b_repo": repo, "b_fp": fingerprint}
         row = connection.execute(FIND_CLAIM, key).first()
-        if row is None:
-            connection.execute(
-                INSERT_CLAIM, {"repo": repo, "fingerprint": fingerprint, "job_id": job_id}
-            )
-            return None
+        if row is None:  # never deleted, so this does not happen: look again all the same
+            raise IntegrityError("claim vanished under us", None, Exception())
         if row.job_id == job_id:
             return None
         if row.until is None or row.until > self._clock():
