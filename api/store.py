@@ -85,6 +85,40 @@ back when it was — the common case (a new fingerprint) in one statement instea
 SELECT and an INSERT. On PostgreSQL a claim another transaction is inserting makes it
 wait for that one's end, then do nothing if it committed. SQLite has had the clause
 since 3.35 (2021)."""
+_REPORT_COLUMNS = (
+    "id", "repo", "source", "content_type", "headers", "raw", "received_at", "rejected"
+)  # fmt: skip
+_JOB_VALUES = ("report_id", "part", "state", "reason", "created_at", "occurrences")
+
+
+def _accept_new() -> Any:
+    """PostgreSQL: keep a report, claim its fingerprint and make the claim's job, in one
+    statement (data-modifying CTEs, which SQLite lacks); the job's id back, or no row when
+    the fingerprint was claimed already (the report is kept all the same)."""
+    report = insert(REPORTS).values(
+        {c: bindparam(f"r_{c}", type_=REPORTS.c[c].type) for c in _REPORT_COLUMNS}
+    ).cte("new_report")  # fmt: skip
+    claim = (
+        postgresql.insert(CLAIMS).values(
+            repo=bindparam("r_repo", type_=CLAIMS.c.repo.type),
+            fingerprint=bindparam("j_fingerprint", type_=CLAIMS.c.fingerprint.type),
+            job_id=bindparam("j_id", type_=CLAIMS.c.job_id.type),
+        )
+        .on_conflict_do_nothing(index_elements=[CLAIMS.c.repo, CLAIMS.c.fingerprint])
+        .returning(CLAIMS.c.job_id, CLAIMS.c.repo, CLAIMS.c.fingerprint)
+        .cte("new_claim")
+    )  # fmt: skip
+    values = (bindparam(f"j_{c}", type_=JOBS.c[c].type) for c in _JOB_VALUES)
+    job = select(claim.c.job_id, claim.c.repo, claim.c.fingerprint, *values)
+    return (
+        insert(JOBS).from_select(["id", "repo", "fingerprint", *_JOB_VALUES], job)
+        .add_cte(report).returning(JOBS.c.id)
+    )  # fmt: skip
+
+
+ACCEPT_NEW = {"postgresql": _accept_new()}
+"""Per dialect (PostgreSQL only): what `Store.submit` does for a new fingerprint, in one
+statement instead of three."""
 _CLAIM_KEY = (CLAIMS.c.repo == bindparam("b_repo"), CLAIMS.c.fingerprint == bindparam("b_fp"))
 FIND_CLAIM = select(CLAIMS.c.job_id, CLAIMS.c.until).where(*_CLAIM_KEY)
 TAKE_CLAIM = (
@@ -152,6 +186,7 @@ class Store:
         )
         self._clock = clock
         self._put_claim = PUT_CLAIM[engine.dialect.name]
+        self._accept_new = ACCEPT_NEW.get(engine.dialect.name)
 
     @contextmanager
     def _writing(self) -> Iterator[Connection]:
@@ -192,23 +227,49 @@ class Store:
             job_id = new_id()
             try:
                 with self._writing() as connection:
-                    self._insert_report(
-                        connection, report_id, repo=repo, source=source, raw=raw,
-                        content_type=content_type,
+                    job = self._file(
+                        connection, report_id, job_id, repo=repo, source=source, raw=raw,
+                        content_type=content_type, fingerprint=fingerprint,
                     )  # fmt: skip
-                    if fingerprint is not None:
-                        holder = self._claim(connection, repo, fingerprint, job_id)
-                        if holder is not None:
-                            return Submitted(self._attach(connection, holder, report_id), True)
-                    job = self._new_job(
-                        connection, repo, report_id, fingerprint=fingerprint, job_id=job_id
-                    )
+                    if isinstance(job, str):
+                        return Submitted(self._attach(connection, job, report_id), True)
                     if queue is not None:
                         queue(connection, job.id)
                     return Submitted(job, attached=False)
             except IntegrityError:  # another writer claimed it first: look again
                 continue
         raise RuntimeError("could not claim the fingerprint: too much contention")
+
+    def _file(
+        self, connection: Connection, report_id: str, job_id: str, *, repo: str, source: str,
+        raw: bytes, content_type: str, fingerprint: str | None,
+    ) -> JobOut | str:  # fmt: skip
+        """Keep a report and make its job `job_id`, claiming its fingerprint; or, when
+        the fingerprint is held, the id of the job holding it (see `_claim`)."""
+        if fingerprint is not None and self._accept_new is not None:
+            job = self._job(job_id, repo)
+            row = connection.execute(self._accept_new, {
+                "r_id": report_id, "r_repo": repo, "r_source": source, "r_raw": raw,
+                "r_content_type": content_type, "r_headers": "{}", "r_rejected": None,
+                "r_received_at": self._clock(), "j_id": job.id, "j_fingerprint": fingerprint,
+                "j_report_id": report_id, "j_part": 0, "j_state": job.state.value,
+                "j_reason": job.reason, "j_created_at": job.created_at,
+                "j_occurrences": job.occurrences,
+            }).first()  # fmt: skip
+            if row is not None:
+                return job
+            holder = self._held(connection, repo, fingerprint, job_id)
+        else:
+            self._insert_report(
+                connection, report_id, repo=repo, source=source, raw=raw,
+                content_type=content_type,
+            )  # fmt: skip
+            holder = None
+            if fingerprint is not None:
+                holder = self._claim(connection, repo, fingerprint, job_id)
+        if holder is not None:
+            return holder
+        return self._new_job(connection, repo, report_id, fingerprint=fingerprint, job_id=job_id)
 
     def new_job(
         self, *, repo: str, report_id: str, part: int = 0, job_id: str | None = None
@@ -266,16 +327,20 @@ class Store:
         self, connection: Connection, repo: str, report_id: str, *, part: int = 0,
         fingerprint: str | None = None, job_id: str | None = None,
     ) -> JobOut:  # fmt: skip
-        job = JobOut(
-            id=job_id or new_id(), repo=repo, state=JobState.QUEUED, reason="",
-            created_at=self._clock(), occurrences=1,
-        )  # fmt: skip
+        job = self._job(job_id or new_id(), repo)
         connection.execute(INSERT_JOB, {
             "id": job.id, "repo": repo, "report_id": report_id, "part": part,
             "fingerprint": fingerprint, "state": job.state.value, "reason": job.reason,
             "created_at": job.created_at, "occurrences": job.occurrences,
         })  # fmt: skip
         return job
+
+    def _job(self, job_id: str, repo: str) -> JobOut:
+        """A new job, queued."""
+        return JobOut(
+            id=job_id, repo=repo, state=JobState.QUEUED, reason="", created_at=self._clock(),
+            occurrences=1,
+        )  # fmt: skip
 
     def _claim(
         self, connection: Connection, repo: str, fingerprint: str, job_id: str
@@ -285,6 +350,10 @@ class Store:
         claim = {"repo": repo, "fingerprint": fingerprint, "job_id": job_id}
         if connection.execute(self._put_claim, claim).first() is not None:
             return None
+        return self._held(connection, repo, fingerprint, job_id)
+
+    def _held(self, connection: Connection, repo: str, fingerprint: str, job_id: str) -> str | None:
+        """`_claim` of a fingerprint that has a claim row already."""
         key = {"b_repo": repo, "b_fp": fingerprint}
         row = connection.execute(FIND_CLAIM, key).first()
         if row is None:  # never deleted, so this does not happen: look again all the same
