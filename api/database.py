@@ -7,6 +7,7 @@ the writer); PostgreSQL by `DIAGNOSER_DATABASE_URL`. The schema is Alembic's
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import InvalidatePoolError, OperationalError
 
 from diagnoser import ConfigError
 
@@ -31,6 +32,15 @@ SQLITE_PRAGMAS = (
     "PRAGMA foreign_keys=ON",
 )
 POOL_SIZE = 10
+PING_IDLE_SECONDS = 5.0
+"""A pooled connection that sat unused longer than this is pinged (`SELECT 1`) before it
+is handed out, and the pool is renewed if the ping fails (PostgreSQL was restarted
+meanwhile); one used more recently is not. SQLAlchemy's `pool_pre_ping` pinged at every
+checkout: one statement in eight of each accepted report. A connection found broken
+while in use still renews the whole pool (SQLAlchemy's disconnect handling), so after a
+restart under load the requests in flight fail and the next ones get new connections."""
+_IDLE_SINCE = "diagnoser_idle_since"
+"""Key in a pooled connection's `info`: when it went back to the pool (monotonic s)."""
 SQLITE = "sqlite"
 """The SQLite dialect's name (`engine.dialect.name`)."""
 SQLITE_BEGIN = "sqlite_begin"
@@ -54,8 +64,9 @@ def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == SQLITE
 
 
-def connect(url: str) -> Engine:
-    """An engine for `url` (SQLite tuned as above), or ConfigError naming the setting."""
+def connect(url: str, *, ping_idle_seconds: float = PING_IDLE_SECONDS) -> Engine:
+    """An engine for `url` (SQLite tuned as above), or ConfigError naming the setting.
+    Its connections are pinged before use after `ping_idle_seconds` unused."""
     url = normalise_url(url)
     try:
         parsed = make_url(url)
@@ -66,7 +77,7 @@ def connect(url: str) -> Engine:
         raise ConfigError(
             f"DIAGNOSER_DATABASE_URL: {backend!r} is not supported (sqlite:/// or postgresql://)"
         )
-    options: dict[str, Any] = {"pool_pre_ping": True}
+    options: dict[str, Any] = {}
     if backend == "sqlite":
         if parsed.database:
             folder = Path(parsed.database).expanduser().parent
@@ -80,10 +91,32 @@ def connect(url: str) -> Engine:
     else:
         options.update(pool_size=POOL_SIZE, max_overflow=POOL_SIZE)
     engine = create_engine(parsed, **options)
+    _ping_when_idle(engine, ping_idle_seconds)
     if backend == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
     return engine
+
+
+def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
+    dialect = engine.dialect
+
+    def checkin(_connection: Any, record: Any) -> None:
+        if record is not None:
+            record.info[_IDLE_SINCE] = time.monotonic()
+
+    def checkout(connection: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.get(_IDLE_SINCE)  # None: connected just now
+        if since is None or time.monotonic() - since < idle_seconds:
+            return
+        try:
+            dialect.do_ping(connection)
+        except dialect.loaded_dbapi.Error as exc:
+            # The pool replaces this connection and every one older (it retries once).
+            raise InvalidatePoolError(f"ping failed: {exc}") from exc
+
+    event.listen(engine, "checkin", checkin)
+    event.listen(engine, "checkout", checkout)
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:

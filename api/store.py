@@ -19,17 +19,14 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
     Connection,
     Engine,
     Row,
-    Table,
     and_,
-    bindparam,
     func,
-    insert,
     or_,
     select,
     update,
@@ -47,13 +44,25 @@ from api.schemas import (
     JobOut,
     JobState,
 )
+from api.statements import (
+    ACCEPT_NEW,
+    ATTACH,
+    FIND_CLAIM,
+    INSERT_DELIVERY,
+    INSERT_JOB,
+    INSERT_OCCURRENCE,
+    INSERT_REPORT,
+    JOBS,
+    PUT_CLAIM,
+    REPORTS,
+    TAKE_CLAIM,
+)
 from api.tables import (
     ClaimRow,
     DeliveryRow,
     EventRow,
     FindingRow,
     JobRow,
-    OccurrenceRow,
     ReportRow,
 )
 from diagnoser import Finding
@@ -62,28 +71,6 @@ CLAIM_ATTEMPTS = 5
 """Compare-and-swap rounds before a claim gives up (each lost round means another
 writer changed the row; five in a row does not happen outside a test)."""
 PAGE_MAX = 100
-REPORTS = cast(Table, ReportRow.__table__)
-JOBS = cast(Table, JobRow.__table__)
-CLAIMS = cast(Table, ClaimRow.__table__)
-OCCURRENCES = cast(Table, OccurrenceRow.__table__)
-DELIVERIES = cast(Table, DeliveryRow.__table__)
-# The request path's statements, built once: building one per call (bound parameters,
-# coercion, cache key) cost more CPU than running it on SQLite.
-INSERT_REPORT = insert(REPORTS)
-INSERT_JOB = insert(JOBS)
-INSERT_CLAIM = insert(CLAIMS)
-INSERT_OCCURRENCE = insert(OCCURRENCES)
-INSERT_DELIVERY = insert(DELIVERIES)
-_CLAIM_KEY = (CLAIMS.c.repo == bindparam("b_repo"), CLAIMS.c.fingerprint == bindparam("b_fp"))
-FIND_CLAIM = select(CLAIMS.c.job_id, CLAIMS.c.until).where(*_CLAIM_KEY)
-TAKE_CLAIM = (
-    update(CLAIMS).where(*_CLAIM_KEY, CLAIMS.c.job_id == bindparam("b_holder"))
-    .values(job_id=bindparam("b_job"), until=None)
-)  # fmt: skip
-ATTACH = (
-    update(JOBS).where(JOBS.c.id == bindparam("b_holder"))
-    .values(occurrences=JOBS.c.occurrences + 1).returning(*JOBS.c)
-)  # fmt: skip
 NUL = "\x00"
 """PostgreSQL text cannot hold it (psycopg raises DataError; SQLite can): a key with one
 matches no row, and text we store from a report loses it (`_text`)."""
@@ -140,6 +127,8 @@ class Store:
             threading.RLock() if engine.dialect.name == SQLITE else nullcontext()
         )
         self._clock = clock
+        self._put_claim = PUT_CLAIM[engine.dialect.name]
+        self._accept_new = ACCEPT_NEW.get(engine.dialect.name)
 
     @contextmanager
     def _writing(self) -> Iterator[Connection]:
@@ -180,23 +169,49 @@ class Store:
             job_id = new_id()
             try:
                 with self._writing() as connection:
-                    self._insert_report(
-                        connection, report_id, repo=repo, source=source, raw=raw,
-                        content_type=content_type,
+                    job = self._file(
+                        connection, report_id, job_id, repo=repo, source=source, raw=raw,
+                        content_type=content_type, fingerprint=fingerprint,
                     )  # fmt: skip
-                    if fingerprint is not None:
-                        holder = self._claim(connection, repo, fingerprint, job_id)
-                        if holder is not None:
-                            return Submitted(self._attach(connection, holder, report_id), True)
-                    job = self._new_job(
-                        connection, repo, report_id, fingerprint=fingerprint, job_id=job_id
-                    )
+                    if isinstance(job, str):
+                        return Submitted(self._attach(connection, job, report_id), True)
                     if queue is not None:
                         queue(connection, job.id)
                     return Submitted(job, attached=False)
             except IntegrityError:  # another writer claimed it first: look again
                 continue
         raise RuntimeError("could not claim the fingerprint: too much contention")
+
+    def _file(
+        self, connection: Connection, report_id: str, job_id: str, *, repo: str, source: str,
+        raw: bytes, content_type: str, fingerprint: str | None,
+    ) -> JobOut | str:  # fmt: skip
+        """Keep a report and make its job `job_id`, claiming its fingerprint; or, when
+        the fingerprint is held, the id of the job holding it (see `_claim`)."""
+        if fingerprint is not None and self._accept_new is not None:
+            job = self._job(job_id, repo)
+            row = connection.execute(self._accept_new, {
+                "r_id": report_id, "r_repo": repo, "r_source": source, "r_raw": raw,
+                "r_content_type": content_type, "r_headers": "{}", "r_rejected": None,
+                "r_received_at": self._clock(), "j_id": job.id, "j_fingerprint": fingerprint,
+                "j_report_id": report_id, "j_part": 0, "j_state": job.state.value,
+                "j_reason": job.reason, "j_created_at": job.created_at,
+                "j_occurrences": job.occurrences,
+            }).first()  # fmt: skip
+            if row is not None:
+                return job
+            holder = self._held(connection, repo, fingerprint, job_id)
+        else:
+            self._insert_report(
+                connection, report_id, repo=repo, source=source, raw=raw,
+                content_type=content_type,
+            )  # fmt: skip
+            holder = None
+            if fingerprint is not None:
+                holder = self._claim(connection, repo, fingerprint, job_id)
+        if holder is not None:
+            return holder
+        return self._new_job(connection, repo, report_id, fingerprint=fingerprint, job_id=job_id)
 
     def new_job(
         self, *, repo: str, report_id: str, part: int = 0, job_id: str | None = None
@@ -254,10 +269,7 @@ class Store:
         self, connection: Connection, repo: str, report_id: str, *, part: int = 0,
         fingerprint: str | None = None, job_id: str | None = None,
     ) -> JobOut:  # fmt: skip
-        job = JobOut(
-            id=job_id or new_id(), repo=repo, state=JobState.QUEUED, reason="",
-            created_at=self._clock(), occurrences=1,
-        )  # fmt: skip
+        job = self._job(job_id or new_id(), repo)
         connection.execute(INSERT_JOB, {
             "id": job.id, "repo": repo, "report_id": report_id, "part": part,
             "fingerprint": fingerprint, "state": job.state.value, "reason": job.reason,
@@ -265,18 +277,29 @@ class Store:
         })  # fmt: skip
         return job
 
+    def _job(self, job_id: str, repo: str) -> JobOut:
+        """A new job, queued."""
+        return JobOut(
+            id=job_id, repo=repo, state=JobState.QUEUED, reason="", created_at=self._clock(),
+            occurrences=1,
+        )  # fmt: skip
+
     def _claim(
         self, connection: Connection, repo: str, fingerprint: str, job_id: str
     ) -> str | None:
         """None when `job_id` now holds the claim, else the job that does. IntegrityError
         when another writer took it meanwhile (the caller's transaction is then lost)."""
+        claim = {"repo": repo, "fingerprint": fingerprint, "job_id": job_id}
+        if connection.execute(self._put_claim, claim).first() is not None:
+            return None
+        return self._held(connection, repo, fingerprint, job_id)
+
+    def _held(self, connection: Connection, repo: str, fingerprint: str, job_id: str) -> str | None:
+        """`_claim` of a fingerprint that has a claim row already."""
         key = {"b_repo": repo, "b_fp": fingerprint}
         row = connection.execute(FIND_CLAIM, key).first()
-        if row is None:
-            connection.execute(
-                INSERT_CLAIM, {"repo": repo, "fingerprint": fingerprint, "job_id": job_id}
-            )
-            return None
+        if row is None:  # never deleted, so this does not happen: look again all the same
+            raise IntegrityError("claim vanished under us", None, Exception())
         if row.job_id == job_id:
             return None
         if row.until is None or row.until > self._clock():

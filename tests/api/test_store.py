@@ -78,20 +78,19 @@ def test_a_concurrent_burst_makes_exactly_one_job(store: Store) -> None:
     assert store.job_counts() == {"queued": 1}
 
 
-def test_a_claim_is_never_kept_without_its_job(
-    store: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A failure between taking the claim and storing the job keeps neither (on SQLite the
-    savepoint's RELEASE used to commit the claim alone, and every identical report after
-    it then failed to attach to a job that did not exist)."""
+def test_a_claim_is_never_kept_without_its_job(store: Store) -> None:
+    """A failure after the claim is taken, in the same transaction (here: queueing the
+    new job), keeps none of report, claim and job (on SQLite a savepoint's RELEASE used to
+    commit the claim alone, and every identical report after it then failed to attach to
+    a job that did not exist)."""
 
-    def lost(*_: object, **__: object) -> None:
-        raise RuntimeError("lost between the claim and the job")
+    def lost(_connection: object, _job_id: str) -> None:
+        raise RuntimeError("lost after the claim")
 
-    monkeypatch.setattr(store, "_new_job", lost)
     with pytest.raises(RuntimeError, match="lost"):
-        _submit(store, "f")
-    monkeypatch.undo()
+        store.submit(
+            repo="demo", source="diagnose", raw=b"{}", fingerprint="f", window=WINDOW, queue=lost
+        )
     assert _reports(store) == 0  # the report goes with its job, or not at all
     later = _submit(store, "f")
     assert not later.attached and store.job_counts() == {"queued": 1}
