@@ -130,16 +130,22 @@ _TEST_DIR = re.compile(
     r"(?:^|/)(?:tests?|Tests?|testing|__tests__|spec|__mocks__|testdata|benches|"
     r"unittests?|fixtures|__fixtures__|__snapshots__|androidTest|"
     r"[\w.]+\.(?:Unit|Integration)?Tests?)/"
+    r"|(?:^|/)src/(?:it|integrationTest|integration-test|testFixtures|jmh)/"
 )
 """A test folder in each ecosystem: `tests/`, `test/` (Java's `src/test/`, C/C++, PHP),
 Swift's `Tests/`, Go's `testdata/`, JS `__tests__/`, `__mocks__/`, `__snapshots__/`, Rust
 `tests/` and `benches/`, Android's `src/androidTest/`, C++ `unittest(s)/`, Ruby `spec/`,
 fixtures, and .NET test projects (`Foo.Tests/`, `Foo.Test/`, `Foo.UnitTests/`)."""
 _AUXILIARY = re.compile(
-    r"^(?:examples?|docs?|benchmarks?|tutorials?|galleries|demos?|scripts?)/"
+    r"^(?:[\w.]+[-_])?(?:examples?|samples?|docs?|benchmarks?|tutorials?|galleries|demos?|"
+    r"scripts?)/"
     r"|(?:^|/)(?:setup|conftest)\.py$"
 )
-"""Top-level folders only: `com/demo/notes/` is a package, not a demo."""
+"""Top-level folders only, alone or as a module's suffix (Maven/Gradle `picocli-examples/`,
+`log4j-samples/`): `com/demo/notes/` is a package, not a demo."""
+_PRODUCT_TREE = re.compile(r"(?:^|/)src/main/")
+"""Maven/Gradle's product sources: nothing under them is a test, whatever its name
+(JUnit's own `TestIdentifier.java`, `TestPlan.java`)."""
 ON_THE_PATH = "on the failing path (trace frame)"
 MAX_GUARD_INPUTS = 2
 """At most this many functions whose results an explicit raise's guard tested."""
@@ -235,8 +241,10 @@ def rank_candidates(
 
 def is_test(path: str) -> bool:
     """Test code by the common conventions: `test_*.py`, `*_test.go`, `*.spec.ts`,
-    `FooTest.java`, `conftest.py`, and anything under `tests/`, `test/` (`src/test/`),
-    `testing/`, `__tests__/` or `spec/`."""
+    `FooTest.java`, `conftest.py`, and anything under `tests/`, `test/` (`src/test/`,
+    Maven's `src/it/`), `testing/`, `__tests__/` or `spec/` — never under `src/main/`."""
+    if _PRODUCT_TREE.search(path):
+        return False
     name = path.rsplit("/", 1)[-1]
     return bool(_TEST_NAME.search(name) or _TEST_DIR.search(path))
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 # --- files ---------------------------------------------------------------
-MAX_FILE_BYTES = 1_000_000
-"""Files larger than this are skipped (generated code, data, bundles)."""
+MAX_FILE_BYTES = 2_000_000
+"""Files larger than this are skipped (generated code, data, bundles). The workspace
+tools read files up to the same size (`diagnoser.constants.MAX_FILE_BYTES`): real
+single-file sources pass 1 MB (picocli's `CommandLine.java`, 1.19 MB)."""
 
 MAX_LINE_CHARS = 5_000
 """A file whose longest line is longer than this is treated as minified and skipped."""

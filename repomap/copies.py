@@ -19,9 +19,12 @@ _VENDORED = re.compile(
     r"|(?:^|/)static/(?:[^/]+/)*lib/"
     r"|[.-]min\.(?:js|css|mjs)$"
     r"|-v?\d+\.\d+(?:\.\d+)*(?:[.-][\w]+)?\.(?:js|css|mjs)$"
+    r"|(?:^|/)[A-Za-z][\w.]*-v?\d+(?:\.\d+)+(?:[-.+~]?(?:rc|alpha|beta|dev|post)\.?\d*)?/"
 )
 """Code copied in from elsewhere: vendor folders, minified or versioned bundles
-(`jquery-3.5.1.js`, `d3.min.js`), a static folder's `lib/`."""
+(`jquery-3.5.1.js`, `d3.min.js`), a static folder's `lib/`, and a folder named for a
+release (`include/cargo/rustversion-1.0.14/`, `zlib-1.2.13/`: an unpacked copy of
+someone's package; `log4j-1.2-api/` does not end with its version and is a module)."""
 
 _COPY = re.compile(
     r"(?:^|/)(?:single_include|amalgamation|amalgamated|dist)/"
@@ -43,6 +46,8 @@ _BUILD_DIR = re.compile(r"(?:^|/)(?:lib|build|out|es|esm|cjs|umd)/")
 same file (by name without extension) exists under `src/` beside the folder: an npm
 package's `lib/index.js` compiled from `src/index.ts`; a `lib/` without a `src/` twin is
 the implementation (Ruby's `lib/`, matplotlib's `lib/matplotlib/`)."""
+_COMPILED = re.compile(r"\.[cm]?js$")
+"""JavaScript that a package may have compiled from a `src/` twin at its root."""
 _EXTENSIONS = re.compile(r"(?:\.d)?\.[A-Za-z0-9]+$")
 
 
@@ -53,6 +58,8 @@ def is_copy(path: str, stems: Collection[str] = ()) -> bool:
     `src/x.ts`)."""
     if is_vendored(path) or _COPY.search(path):
         return True
+    if _COMPILED.search(path) and f"src/{_stem(path)}" in stems:
+        return True  # zod's `v3/types.js` beside `src/v3/types.ts`
     return any(
         f"{path[: m.start()]}{'/' if m.start() else ''}src/{_stem(path[m.end() :])}" in stems
         for m in _BUILD_DIR.finditer(path)

@@ -22,6 +22,7 @@ from diagnoser.intake.report import (
     ReportIn,
     Trace,
     TraceException,
+    TraceFormat,
 )
 from diagnoser.intake.traces import find_traces
 from repomap import SymbolIndex
@@ -115,11 +116,19 @@ def _crash(
     return _Crash(found, cuts, chain, mapped, top, fingerprint(top, mapped, text=text))
 
 
+EVENT_ORDERED = frozenset({TraceFormat.RUST})
+"""Formats whose successive traces are separate events in the order they happened, not a
+chain printed top-level first."""
+
+
 def exception_chain(traces: Sequence[Trace]) -> list[Trace]:
     """The first run of same-format traces as a chain, root cause first, top-level last.
 
     Python and structured payloads print causes first; Java's `Caused by:`, .NET's inner
-    exceptions and the like print the top-level exception first.
+    exceptions and the like print the top-level exception first. Rust prints each panic
+    when it happens: the first is the cause (a `PoisonError` or "Tokio executor failed,
+    was there a panic?" follows from it). (Go's goroutine dumps list the panicking
+    goroutine first and the others after it: not a chain, left as they are.)
     """
     if not traces:
         return []
@@ -129,7 +138,8 @@ def exception_chain(traces: Sequence[Trace]) -> list[Trace]:
         if trace.format != first:
             break
         run.append(trace)
-    return run if run[0].source_order is FrameOrder.OLDEST_FIRST else run[::-1]
+    in_time_order = run[0].source_order is FrameOrder.OLDEST_FIRST or first in EVENT_ORDERED
+    return run if in_time_order else run[::-1]
 
 
 def _mapped_frames(

@@ -367,7 +367,7 @@ def test_peripheral_paths() -> None:
         "pkg/test_models.py", "pkg/models_test.py", "pkg/tests/helpers.py",
         "pkg/testing/compare.py", "conftest.py", "pkg/conftest.py", "spec/cart_spec.rb",
         "web/cart.spec.ts", "web/cart.test.tsx", "web/__tests__/cart.js",
-        "src/test/java/com/acme/CartTest.java", "src/main/java/com/acme/CartTests.java",
+        "src/test/java/com/acme/CartTest.java", "app/src/test/java/com/acme/CartTests.java",
         "cart_test.go",
     ],
 )  # fmt: skip
@@ -396,8 +396,11 @@ TESTS_BY_LANGUAGE = {
     "java": [
         "src/test/java/com/acme/Cart.java",
         "app/src/androidTest/java/com/acme/UiIT.java",
-        "core/src/main/java/com/acme/CartTest.java",
-        "src/main/java/TestCart.java",
+        "core/src/test/java/com/acme/CartTest.java",
+        "src/test/java/TestCart.java",
+        "src/it/java/com/acme/CartIT.java",
+        "src/it/resources/checks/InputCart.java",
+        "src/testFixtures/java/com/acme/Carts.java",
     ],
     "kotlin": ["app/src/test/kotlin/com/acme/CartTest.kt"],
     "c": ["test/test_parse.c", "tests/parse.c", "src/unittest/parse.c", "unittests/lex.cpp"],
@@ -416,7 +419,13 @@ PRODUCT_BY_LANGUAGE = {
     "javascript": ["src/latest.js", "lib/manifest.js", "src/protest.mjs"],
     "typescript": ["src/latest.ts", "src/attestation/verify.ts"],
     "rust": ["src/bench.rs", "src/protest.rs"],
-    "java": ["src/main/java/com/acme/Contest.java", "src/main/java/com/acme/Testimony.java"],
+    "java": [
+        "src/main/java/com/acme/Contest.java",
+        "src/main/java/com/acme/Testimony.java",
+        # Maven/Gradle's product tree decides, whatever the name: JUnit's own classes
+        "junit-platform-launcher/src/main/java/org/junit/platform/launcher/TestIdentifier.java",
+        "junit-jupiter-params/src/main/java/org/junit/jupiter/params/ParameterizedTest.java",
+    ],
     "c": ["src/attest.c", "src/latest.h"],
     "ruby": ["lib/rack/spectrum.rb", "lib/inspector.rb"],
     "csharp": ["src/Acme/Cart.cs", "src/Acme.Testing.Core/Cart.cs"],
@@ -448,6 +457,34 @@ def test_copies_are_secondary(path: str) -> None:
 def test_build_output_is_secondary_beside_its_src_twin() -> None:
     assert is_secondary("lib/index.js", source_stems(["src/index.ts"]))
     assert not is_secondary("lib/index.js", source_stems(["src/other.ts"]))
+    # compiled at the package root, as zod ships `v3/types.js` beside `src/v3/types.ts`
+    assert is_secondary("v3/types.js", source_stems(["src/v3/types.ts"]))
+    assert not is_secondary("v3/types.js", source_stems(["src/v4/types.ts"]))
+    assert not is_secondary("v3/types.py", source_stems(["src/v3/types.ts"]))
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "include/cargo/rustversion-1.0.14/src/expr.rs",
+        "third/zlib-1.2.13/inflate.c",
+        "deps/libuv-v1.44.2-rc1/src/unix/core.c",
+    ],
+)
+def test_a_folder_named_for_a_release_is_a_copy(path: str) -> None:
+    assert is_secondary(path), path
+
+
+def test_a_module_named_with_a_version_inside_is_product() -> None:
+    path = "log4j-1.2-api/src/main/java/org/apache/log4j/Category.java"
+    assert not is_secondary(path)
+
+
+@pytest.mark.parametrize(
+    "path", ["picocli-examples/src/main/java/Demo.java", "log4j-samples/x/App.java", "samples/a.c"]
+)
+def test_example_and_sample_modules_are_peripheral(path: str) -> None:
+    assert is_peripheral(path), path
 
 
 def test_product_files_are_not_tests() -> None:

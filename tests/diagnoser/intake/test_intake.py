@@ -138,3 +138,21 @@ def test_report_fingerprint_is_build_reports() -> None:
         assert (
             report_fingerprint(report, files=files) == build_report(report, files=files).fingerprint
         )
+
+
+def test_rust_panics_keep_the_order_they_happened_in_the_first_is_the_cause() -> None:
+    text = (
+        "thread 'main2' (501447) panicked at crates/app/src/reporters.rs:300:35:\n"
+        "no entry found for key\n"
+        "\n"
+        "thread 'main' (501446) panicked at crates/app/src/lib.rs:2540:10:\n"
+        "Tokio executor failed, was there a panic?: Any { .. }\n"
+    )
+    report = build_report(ReportIn(text=text), files=["crates/app/src/reporters.rs",
+                                                         "crates/app/src/lib.rs"])  # fmt: skip
+    chain = exception_chain(report.traces)
+    assert [t.frames[-1].file for t in chain] == [
+        "crates/app/src/reporters.rs",
+        "crates/app/src/lib.rs",
+    ]
+    assert [m.repo_path for m in report.frames] == ["crates/app/src/reporters.rs"]
