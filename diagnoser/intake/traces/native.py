@@ -18,9 +18,8 @@ stack that follows within `MAX_GAP` lines:
 
 Numbered frames (`#N`) must count up by one; a run without a header must start at `#0`,
 so markdown headings (`#1 Setup`), issue references and `#include` lines are not stacks.
-A frame that names only a binary (`(/usr/bin/app+0x4f5e)`, `from /lib/libc.so.6`) has
-no file. C++ names split into owner and function: `yaml::Emitter::Write(std::string
-const&)` → module `yaml::Emitter`, function `Write`.
+Each frame line is read by `_native_frames` (a binary is not a file; C++ names split into
+owner and function: `yaml::Emitter::Write(std::string const&)` → `yaml::Emitter`, `Write`).
 """
 
 from __future__ import annotations
@@ -37,9 +36,16 @@ from diagnoser.intake.traces._common import (
     is_fence,
     language_of,
     split_lines,
-    split_location,
-    split_qualified,
     to_int,
+)
+from diagnoser.intake.traces._native_frames import (
+    NUMBERED,
+    PRETTY_WITH,
+    drop_return_type,
+    lldb_frame,
+    numbered,
+    split_function,
+    valgrind_frame,
 )
 
 MAX_GAP = 12
@@ -68,15 +74,6 @@ _SIGNAL = re.compile(
     r"(?P<sig>SIG[A-Z0-9]+), (?P<msg>.*?)\.?\s*$"
 )
 _LLDB_STOP = re.compile(r"^\s*\* thread #\d+.*\bstop reason = (?P<reason>.+)$")
-_NUMBERED = re.compile(r"^\s*#(?P<n>\d{1,4})\s+(?P<rest>\S.*)$")
-_LLDB_FRAME = re.compile(
-    r"^\s*(?:\*\s+)?frame #(?P<n>\d{1,4}): (?:0x[0-9a-fA-F]+ )?"
-    r"(?P<image>[^\s`]+)(?:`(?P<rest>.+))?$"
-)
-_ADDRESS = re.compile(r"^0x[0-9a-fA-F]+\s+")
-_BUILD_ID = re.compile(r"\s*\(BuildId: [0-9a-fA-F]+\)\s*$")
-_BINARY = re.compile(r"\s*\((?:[^()\s]*)\+0x[0-9a-fA-F]+\)$")
-_FROM = re.compile(r" from (?P<lib>\S+)$")
 _VG_HEAD = re.compile(r"^==\d+== (?P<text>[^\s=].*)$")
 _VG_DETAIL = re.compile(r"^==\d+== {2}\S")
 _VG_FRAME = re.compile(r"^==\d+==\s+(?P<kw>at|by) 0x[0-9A-Fa-f]+: (?P<rest>.+)$")
@@ -90,9 +87,6 @@ _BSD_ASSERT = re.compile(
     r"Assertion failed: \((?P<cond>.*)\), function (?P<func>.+?), "
     r"file (?P<file>.+?), line (?P<line>\d+)\."
 )
-_QUALIFIERS = re.compile(r"(?:\s+(?:const|volatile|&&|&|noexcept))+$")
-_PRETTY_WITH = re.compile(r" \[with .*\]$")
-_NO_FUNCTION = frozenset({"??", "???", "<null>"})
 _LOCALS = ("No locals.", "No symbol table info available.")
 
 
@@ -197,7 +191,7 @@ def _header(lines: Lines, i: int) -> _Header | None:
         return _Header(exc, i, line.start, line.end, fallback=frame)
     if " signal SIG" in text and (m := _SIGNAL.match(text)) is not None:
         exc = TraceException(type=m.group("sig"), message=m.group("msg").strip() or None)
-        stop = _numbered(f"#0  {lines[i + 1].text.strip()}") if i + 1 < len(lines) else None
+        stop = numbered(f"#0  {lines[i + 1].text.strip()}") if i + 1 < len(lines) else None
         if stop is not None:
             return _Header(exc, i, line.start, lines[i + 1].end, fallback=stop[1])
         return _Header(exc, i, line.start, line.end)
@@ -233,7 +227,7 @@ def _stack(lines: Lines, i: int, header: _Header | None) -> tuple[Trace, int] | 
     text = lines[i].text
     if "#" not in text:
         return None
-    first = _numbered(text) or _lldb(text)
+    first = numbered(text) or lldb_frame(text)
     if first is None or (header is None and first[0] != 0):
         return None
     frames, j = _run(lines, i)
@@ -251,7 +245,7 @@ def _run(lines: Lines, i: int) -> tuple[FrameRun, int]:
     j = last = i
     while j < len(lines):
         text, k = _joined(lines, j)
-        found = _numbered(text) or _lldb(text)
+        found = numbered(text) or lldb_frame(text)
         if found is None or (expected is not None and found[0] != expected):
             if is_fence(text) and expected is not None:
                 j += 1
@@ -277,7 +271,7 @@ def _joined(lines: Lines, j: int) -> tuple[str, int]:
         and k + 1 < len(lines)
         and k - j < MAX_CONTINUATION
         and lines[k + 1].text[:1].isspace()
-        and not _NUMBERED.match(lines[k + 1].text)
+        and not NUMBERED.match(lines[k + 1].text)
     ):
         k += 1
         text = f"{text} {lines[k].text.strip()}"
@@ -286,11 +280,11 @@ def _joined(lines: Lines, j: int) -> tuple[str, int]:
 
 def _locals_end(lines: Lines, j: int, expected: int) -> int | None:
     """Past `bt full` locals at `j`: the index of frame `#expected` if only locals lie between."""
-    if _NUMBERED.match(lines[j].text):  # a frame, but not one we can read
+    if NUMBERED.match(lines[j].text):  # a frame, but not one we can read
         return None
     for k in range(j, min(j + MAX_LOCALS, len(lines))):
         text = lines[k].text
-        m = _NUMBERED.match(text)
+        m = NUMBERED.match(text)
         if m is not None:
             return k if int(m.group("n")) == expected else None
         if not (text[:1].isspace() or text.strip() in _LOCALS):
@@ -308,116 +302,13 @@ def _rest_of_report(lines: Lines, j: int, end: int) -> tuple[int, int]:
             return lines[k].end, k + 1
         if is_fence(text) or _header(lines, k) is not None:
             break
-        if _numbered(text) is not None:
+        if numbered(text) is not None:
             _, k = _run(lines, k)
             end, j, gap = lines[k - 1].end, k, 0
             continue
         k += 1
         gap += 1
     return end, j
-
-
-def _numbered(text: str) -> tuple[int, Frame] | None:
-    """A `#N` frame of a sanitizer (`#0 0x… in f x.c:5:3`, `#1 0x… in main (bin+0x…)`,
-    TSan `#0 f x.c:5 (bin+0x…)`) or gdb (`#0  0x… in f (a=1) at x.c:5`, `#1  f () from
-    /lib/libc.so.6`)."""
-    m = _NUMBERED.match(text)
-    if m is None:
-        return None
-    rest = _BUILD_ID.sub("", m.group("rest"))
-    address = _ADDRESS.match(rest)
-    rest = rest[address.end() :] if address else rest
-    called = rest.startswith("in ")
-    rest = rest[3:] if called else rest
-    file: str | None = None
-    line = col = None
-    placed = False  # the frame ends as a frame does: a location, a library or a binary
-    head, sep, loc = rest.rpartition(" at ")
-    if sep and _is_location(loc.strip()):
-        rest, placed = head, True
-        file, line, col = split_location(loc.strip())
-    elif (lib := _FROM.search(rest)) is not None:
-        rest, placed = rest[: lib.start()], True
-    else:
-        binary = _BINARY.search(rest)
-        if binary is not None:
-            rest, placed = rest[: binary.start()], True
-        head, _, last = rest.rstrip().rpartition(" ")
-        if _is_location(last):
-            rest, placed = head, True
-            file, line, col = split_location(last)
-    if not placed and not (address and called):
-        return None
-    return int(m.group("n")), _frame(rest, file, line, col)
-
-
-def _lldb(text: str) -> tuple[int, Frame] | None:
-    """`frame #0: 0x… a.out\\`ns::f(int) at x.cpp:5:3` / `… libdyld.dylib\\`start + 1`."""
-    if "frame #" not in text:
-        return None
-    m = _LLDB_FRAME.match(text)
-    if m is None:
-        return None
-    rest = m.group("rest") or ""
-    file: str | None = None
-    line = col = None
-    head, sep, loc = rest.rpartition(" at ")
-    if sep and _is_location(loc.strip()):
-        rest = head
-        file, line, col = split_location(loc.strip())
-    rest = re.sub(r" \+ \d+$", "", rest).rpartition("[inlined] ")[2]
-    return int(m.group("n")), _frame(rest, file, line, col)
-
-
-def _is_location(token: str) -> bool:
-    """`x.c:5`, `/src/x.cc:12:3`: a file with a line number."""
-    file, line, _ = split_location(token)
-    return line is not None and bool(file) and "(" not in file and ")" not in file
-
-
-def _frame(name: str, file: str | None, line: int | None, col: int | None) -> Frame:
-    module, function = _split_function(name)
-    default = "cpp" if module or (function and "::" in function) else "c"
-    return Frame(
-        file=file,
-        line=line or None,
-        column=col,
-        function=function,
-        module=module,
-        language=language_of(file, default),
-    )
-
-
-def _split_function(name: str) -> tuple[str | None, str | None]:
-    """`ns::C::f(int) const` → (`ns::C`, `f`); gdb's `f (a=1)` → (None, `f`)."""
-    name = name.strip()
-    if name.count("(") > name.count(")"):  # cut short (`operator==(QPDFObje`)
-        name = name[: name.find("(")].rstrip()
-    cut = _group_start(name)
-    if cut is not None and cut > 0 and name[cut - 1] == " ":  # gdb's argument values
-        name = name[: cut - 1].rstrip()
-    name = _QUALIFIERS.sub("", name)
-    cut = _group_start(name)
-    if cut is not None and cut > 0:  # the parameter types
-        name = name[:cut]
-    if not name or name in _NO_FUNCTION:
-        return None, None
-    return split_qualified(name, "::")
-
-
-def _group_start(text: str) -> int | None:
-    """Where the parenthesised group ending `text` opens, if `text` ends with one."""
-    if not text.endswith(")"):
-        return None
-    depth = 0
-    for k in range(len(text) - 1, -1, -1):
-        if text[k] == ")":
-            depth += 1
-        elif text[k] == "(":
-            depth -= 1
-            if depth == 0:
-                return k
-    return None
 
 
 def _valgrind(lines: Lines, i: int) -> tuple[Trace, int] | None:
@@ -430,7 +321,7 @@ def _valgrind(lines: Lines, i: int) -> tuple[Trace, int] | None:
     while j < len(lines) and (m := _VG_FRAME.match(lines[j].text)) is not None:
         if m.group("kw") == "at" and j > i:
             break
-        frames.add(_vg_frame(m.group("rest")))
+        frames.add(valgrind_frame(m.group("rest")))
         j += 1
     end = lines[j - 1].end
     k = j  # the error's other stacks (`Address 0x… is 0 bytes inside a block … free'd`)
@@ -460,20 +351,6 @@ def _vg_header(lines: Lines, i: int) -> tuple[TraceException | None, int]:
     return TraceException(type=kind, message=text), lines[k].start
 
 
-def _vg_frame(rest: str) -> Frame:
-    """`foo (test.c:6)`, `free (vg_replace_malloc.c:540)`, `??? (in /usr/bin/app)`."""
-    rest = rest.strip()
-    cut = _group_start(rest)
-    file: str | None = None
-    line = col = None
-    if cut is not None and cut > 0 and rest[cut - 1] == " ":
-        where = rest[cut + 1 : -1]
-        rest = rest[: cut - 1]
-        if not where.startswith("in ") and _is_location(where):
-            file, line, col = split_location(where)
-    return _frame(rest, file, line, col)
-
-
 def _assertion(line: Line) -> Trace | None:
     """A failed assert (glibc or BSD form) as a one-frame trace."""
     text = line.text
@@ -483,7 +360,7 @@ def _assertion(line: Line) -> Trace | None:
     if m is None:
         return None
     file = m.group("file")
-    module, function = _split_function(_PRETTY_WITH.sub("", _drop_return_type(m.group("func"))))
+    module, function = split_function(PRETTY_WITH.sub("", drop_return_type(m.group("func"))))
     frame = Frame(
         file=file,
         line=to_int(m.group("line")),
@@ -493,17 +370,3 @@ def _assertion(line: Line) -> Trace | None:
     )
     exc = TraceException(type=ASSERTION, message=m.group("cond") or None)
     return _trace(exc, (frame,), 0, line.start, line.end)
-
-
-def _drop_return_type(pretty: str) -> str:
-    """`int ns::f(const char*)` (C++ `__PRETTY_FUNCTION__`) → `ns::f(const char*)`."""
-    depth = 0
-    cut = -1
-    for k, ch in enumerate(_PRETTY_WITH.sub("", pretty)):
-        if ch in "<([":
-            depth += 1
-        elif ch in ">)]" and depth > 0:
-            depth -= 1
-        elif ch == " " and depth == 0:
-            cut = k
-    return pretty[cut + 1 :] if cut >= 0 else pretty
