@@ -191,7 +191,8 @@ def _header(lines: Lines, i: int) -> _Header | None:
         return _Header(exc, i, line.start, line.end, fallback=frame)
     if " signal SIG" in text and (m := _SIGNAL.match(text)) is not None:
         exc = TraceException(type=m.group("sig"), message=m.group("msg").strip() or None)
-        stop = numbered(f"#0  {lines[i + 1].text.strip()}") if i + 1 < len(lines) else None
+        after = lines[i + 1].text.strip() if i + 1 < len(lines) else "#"
+        stop = None if after.startswith("#") else numbered(f"#0  {after}")  # a core's `#0`
         if stop is not None:
             return _Header(exc, i, line.start, lines[i + 1].end, fallback=stop[1])
         return _Header(exc, i, line.start, line.end)

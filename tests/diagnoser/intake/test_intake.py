@@ -93,6 +93,26 @@ def test_an_asan_report_maps_its_crash_stack_onto_the_repository() -> None:
     assert report.classification.kind is Kind.CRASH
 
 
+def test_a_failed_assert_over_a_gdb_backtrace_is_the_top_exception_with_the_stack_mapped() -> None:
+    text = (
+        "cfgtool: src/parser.c:123: parse_value: Assertion `n > 0' failed.\n"
+        "\n"
+        "Program terminated with signal SIGABRT, Aborted.\n"
+        "#0  __pthread_kill_implementation (threadid=1, signo=6) at ./nptl/pthread_kill.c:44\n"
+        "#1  0x00007f0a1b2c3d4e in __GI_abort () at ./stdlib/abort.c:79\n"
+        "#2  0x0000555555555a10 in parse_value (p=0x5) at src/parser.c:123\n"
+        "#3  0x0000555555555b20 in main () at src/main.c:9\n"
+    )
+    report = build_report(ReportIn(text=text), files=["src/parser.c", "src/main.c"])
+    assert report.exception is not None
+    assert (report.exception.type, report.exception.message) == ("assertion failed", "n > 0")
+    assert [c.type for c in report.exception.causes] == ["SIGABRT"]
+    assert [(f.frame.function, f.repo_path) for f in report.frames if f.in_app] == [
+        ("main", "src/main.c"),
+        ("parse_value", "src/parser.c"),
+    ]
+
+
 def test_java_chain_puts_the_top_level_exception_last_and_keeps_its_causes() -> None:
     logcat = next(p for p in (FIXTURES / "traces").iterdir() if "logcat" in p.name).read_text()
     report = build_report(ReportIn(text=logcat, source=Source.CRASH_LOG))
