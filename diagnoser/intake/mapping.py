@@ -6,7 +6,8 @@ A frame maps by the longest path suffix it shares with a repository file (so
 frame that gives only a bare file name (JVM: `Cart.java`) maps by its module first, so the
 package picks between same-named files in different packages.
 Library and runtime frames (site-packages, node_modules, the JDK, Go's runtime, Rust's
-std, .NET's System.*) are not in-app — unless the repository is that very package: a
+std, .NET's System.*, C's /usr/include, glibc and the sanitizer runtime) are not in-app
+— unless the repository is that very package: a
 `…/site-packages/django/db/models/query.py` frame maps when the whole part after
 `site-packages/` is a repository path (diagnosing Django itself), or when it is filed
 under one of the packages the repository's manifests name (`packages`: `node_modules/
@@ -30,8 +31,10 @@ from repomap import SymbolIndex
 LIBRARY_PATHS = re.compile(
     # separators are looked at, not consumed, so every marker of a path is found
     r"(?<![^/])(?:site-packages|dist-packages|node_modules|bower_components|vendor|"
-    r"gems|\.cargo|rustc|go/src|pkg/mod|lib/python\d[\d.]*|Frameworks)(?=/|$)"
-    r"|^<[^>]*>$|^(?:node:|internal/)|^\[native code\]$"
+    r"gems|\.cargo|rustc|go/src|pkg/mod|lib/python\d[\d.]*|Frameworks|"
+    # C and C++: system headers and libraries, glibc's sources, the sanitizer runtime
+    r"usr/include|usr/lib|sysdeps|compiler-rt|libstdc\+\+[\w.-]*|libc\.so[\d.]*)(?=/|$)"
+    r"|^<[^>]*>$|^(?:node:|internal/|bits/)|^\[native code\]$"
 )
 """Where installed or runtime code lives (paths are in `/` form by then)."""
 LIBRARY_MODULES = re.compile(

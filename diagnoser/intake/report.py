@@ -43,12 +43,13 @@ class TraceFormat(StrEnum):
     DOTNET = "dotnet"
     SWIFT = "swift"  # Apple crash reports
     PHP = "php"
+    NATIVE = "native"  # C and C++: sanitizers, gdb, lldb, valgrind, failed asserts
     STRUCTURED = "structured"  # frames from a JSON payload (Sentry, Bugsnag, Rollbar)
 
 
 class FrameOrder(StrEnum):
     OLDEST_FIRST = "oldest_first"  # Python, Sentry, Rollbar: the crash site is last
-    NEWEST_FIRST = "newest_first"  # Java, V8, .NET, Go, Rust, Ruby, PHP, Apple
+    NEWEST_FIRST = "newest_first"  # Java, V8, .NET, Go, Rust, Ruby, PHP, Apple, native
 
 
 class Frame(BaseModel):

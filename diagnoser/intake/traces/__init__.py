@@ -15,7 +15,18 @@ from dataclasses import dataclass, field
 
 from diagnoser.constants import MAX_FRAMES, MAX_TRACES
 from diagnoser.intake.report import Trace, TraceFormat
-from diagnoser.intake.traces import dotnet, go, javascript, jvm, php, python, ruby, rust, swift
+from diagnoser.intake.traces import (
+    dotnet,
+    go,
+    javascript,
+    jvm,
+    native,
+    php,
+    python,
+    ruby,
+    rust,
+    swift,
+)
 from diagnoser.intake.traces._common import (
     MAX_SCANNED_LINES,
     MAX_TRACES_PER_FAMILY,
@@ -34,6 +45,7 @@ PARSERS: dict[str, Parser] = {
     "dotnet": dotnet.parse,
     "swift": swift.parse,
     "php": php.parse,
+    "native": native.parse,
 }
 """Every format family, by module name."""
 
@@ -47,6 +59,7 @@ _MARKERS: dict[str, tuple[str, ...]] = {
     "dotnet": ("at ",),
     "swift": ("Crashed:", "Fatal error: "),
     "php": ("Uncaught ", "Stack trace:"),
+    "native": ("#0 ", "Sanitizer: ", "runtime error: ", "frame #", "==    at ", "Assertion"),
 }
 """Substrings every trace of a family contains: a family whose markers are all absent
 is not run at all (most reports hold one format, or none)."""
@@ -126,6 +139,7 @@ __all__ = [
     "go",
     "javascript",
     "jvm",
+    "native",
     "parse_traces",
     "php",
     "python",

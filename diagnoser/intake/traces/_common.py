@@ -47,6 +47,10 @@ _EXT_LANGUAGE = {
     "c": "c",
     "cpp": "cpp",
     "cc": "cpp",
+    "cxx": "cpp",
+    "hpp": "cpp",
+    "hh": "cpp",
+    "hxx": "cpp",
 }
 
 

@@ -55,6 +55,64 @@ def test_same_crash_keeps_its_fingerprint_across_line_drift_and_ids(index: Symbo
     assert first.fingerprint != elsewhere.fingerprint
 
 
+ASAN_TRACE = """Emitting a freed node crashes:
+
+```
+==2211==ERROR: AddressSanitizer: heap-use-after-free on address 0x6030 at pc 0x51 bp 0x1 sp 0x2
+READ of size 8 at 0x6030 thread T0
+    #0 0x51 in std::string::size() const /usr/include/c++/12/bits/basic_string.h:1071:16
+    #1 0x52 in YAML::Emitter::Write(std::string const&) /src/yaml-cpp/src/emitter.cpp:120:3
+    #2 0x53 in YAML::Dump(YAML::Node const&) /src/yaml-cpp/src/emitfromevents.cpp:44:5
+    #3 0x54 in main (/out/emit_fuzzer+0x5f4e)
+    #4 0x55 in __libc_start_main (/lib/x86_64-linux-gnu/libc.so.6+0x29d90)
+
+freed by thread T0 here:
+    #0 0x61 in operator delete(void*) /src/llvm/compiler-rt/lib/asan/asan_new_delete.cpp:152:3
+    #1 0x62 in YAML::detail::node_data::reset() /src/yaml-cpp/src/node_data.cpp:31:7
+
+SUMMARY: AddressSanitizer: heap-use-after-free /usr/include/c++/12/bits/basic_string.h:1071:16
+```
+"""
+
+
+def test_an_asan_report_maps_its_crash_stack_onto_the_repository() -> None:
+    files = ["src/emitter.cpp", "src/emitfromevents.cpp", "src/node_data.cpp", "test/main.cpp"]
+    report = build_report(ReportIn(text=ASAN_TRACE), files=files)
+    assert report.exception is not None
+    assert (report.exception.type, report.exception.causes) == ("heap-use-after-free", [])
+    assert [(f.frame.function, f.repo_path, f.in_app) for f in report.frames] == [
+        ("__libc_start_main", None, False),
+        ("main", None, False),  # `(/out/emit_fuzzer+0x5f4e)`: a binary, not a file
+        ("Dump", "src/emitfromevents.cpp", True),
+        ("Write", "src/emitter.cpp", True),
+        ("size", None, False),
+    ]
+    assert report.frames[3].frame.module == "YAML::Emitter"
+    assert report.frames[-1].unmapped_reason == "library or runtime frame"
+    assert report.frames[1].frame.file is None
+    assert report.classification.kind is Kind.CRASH
+
+
+def test_a_failed_assert_over_a_gdb_backtrace_is_the_top_exception_with_the_stack_mapped() -> None:
+    text = (
+        "cfgtool: src/parser.c:123: parse_value: Assertion `n > 0' failed.\n"
+        "\n"
+        "Program terminated with signal SIGABRT, Aborted.\n"
+        "#0  __pthread_kill_implementation (threadid=1, signo=6) at ./nptl/pthread_kill.c:44\n"
+        "#1  0x00007f0a1b2c3d4e in __GI_abort () at ./stdlib/abort.c:79\n"
+        "#2  0x0000555555555a10 in parse_value (p=0x5) at src/parser.c:123\n"
+        "#3  0x0000555555555b20 in main () at src/main.c:9\n"
+    )
+    report = build_report(ReportIn(text=text), files=["src/parser.c", "src/main.c"])
+    assert report.exception is not None
+    assert (report.exception.type, report.exception.message) == ("assertion failed", "n > 0")
+    assert [c.type for c in report.exception.causes] == ["SIGABRT"]
+    assert [(f.frame.function, f.repo_path) for f in report.frames if f.in_app] == [
+        ("main", "src/main.c"),
+        ("parse_value", "src/parser.c"),
+    ]
+
+
 def test_java_chain_puts_the_top_level_exception_last_and_keeps_its_causes() -> None:
     logcat = next(p for p in (FIXTURES / "traces").iterdir() if "logcat" in p.name).read_text()
     report = build_report(ReportIn(text=logcat, source=Source.CRASH_LOG))

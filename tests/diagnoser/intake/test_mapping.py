@@ -177,3 +177,33 @@ def test_a_runtime_module_is_in_app_only_when_the_repository_holds_its_whole_pat
     assert [(m.repo_path, m.in_app) for m in mapped] == [
         (None, False), ("src/main/kotlin/kotlinx/coroutines/Job.kt", True),
     ]  # fmt: skip
+
+
+def test_c_system_headers_glibc_and_the_sanitizer_runtime_are_library_frames() -> None:
+    files = [
+        "pngread.c",
+        "contrib/raise.c",
+        "src/bits/stl_vector.h",
+        "compat/asan_malloc_linux.cpp",
+    ]
+    mapped = map_frames(
+        [
+            Frame(file="/src/libpng/pngread.c", line=534, function="png_read_row"),
+            Frame(file="/usr/include/c++/12/bits/stl_vector.h", line=1124),
+            Frame(file="bits/stl_vector.h", line=1124),
+            Frame(file="../sysdeps/unix/sysv/linux/raise.c", line=54),
+            Frame(file="/src/llvm-project/compiler-rt/lib/asan/asan_malloc_linux.cpp", line=69),
+            Frame(file="/build/gcc/libstdc++-v3/include/bits/stl_vector.h", line=1124),
+            Frame(file="/usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h", line=3),
+            Frame(function="__libc_start_main"),
+        ],
+        files,
+    )
+    assert [(m.repo_path, m.in_app) for m in mapped] == [("pngread.c", True)] + [(None, False)] * 7
+    assert {m.unmapped_reason for m in mapped[1:-1]} == {"library or runtime frame"}
+
+
+def test_the_sanitizer_runtime_maps_when_the_repository_is_llvm_itself() -> None:
+    path = "compiler-rt/lib/asan/asan_malloc_linux.cpp"
+    (mapped,) = map_frames([Frame(file=f"/src/llvm-project/{path}", line=69)], [path])
+    assert (mapped.repo_path, mapped.in_app) == (path, True)

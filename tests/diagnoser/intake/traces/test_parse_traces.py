@@ -29,6 +29,7 @@ def test_public_api() -> None:
         "dotnet",
         "swift",
         "php",
+        "native",
     }
     assert TraceFormat.STRUCTURED not in FORMATS
 
