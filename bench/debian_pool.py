@@ -202,15 +202,10 @@ def fetch_dsc(source: str, version: str, dists: Path) -> Dsc:
         url = (dists / f"{cached.name}.url").read_text(encoding="utf-8").strip()
         return parse_dsc(cached.read_text(encoding="utf-8", errors="replace"), url)
     for url in urls:
-        try:
-            with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:
-                text = response.read().decode("utf-8", "replace")
-        except urllib.error.HTTPError as error:
-            if error.code == 404:
-                continue
-            raise PoolError(f"{url}: HTTP {error.code}") from error
-        except urllib.error.URLError as error:
-            raise PoolError(f"{url}: {error.reason}") from error
+        data = _get(url)
+        if data is None:
+            continue
+        text = data.decode("utf-8", "replace")
         cached.write_text(text, encoding="utf-8")
         (dists / f"{cached.name}.url").write_text(url, encoding="utf-8")
         return parse_dsc(text, url)
@@ -259,20 +254,24 @@ def fetch_orig(source: str, version: str, dists: Path) -> Path:
     for suffix in ORIG_SUFFIXES:
         if (dists / (stem + suffix)).is_file():
             return dists / (stem + suffix)
-    tried = []
     for archive in ARCHIVES:
         for suffix in ORIG_SUFFIXES:
-            url = f"{archive}/{pool_prefix(source)}/{source}/{stem}{suffix}"
-            tried.append(url)
-            try:
-                with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:
-                    data = response.read()
-            except urllib.error.HTTPError as error:
-                if error.code == 404:
-                    continue
-                raise PoolError(f"{url}: HTTP {error.code}") from error
-            except urllib.error.URLError as error:
-                raise PoolError(f"{url}: {error.reason}") from error
-            (dists / (stem + suffix)).write_bytes(data)
-            return dists / (stem + suffix)
+            data = _get(f"{archive}/{pool_prefix(source)}/{source}/{stem}{suffix}")
+            if data is not None:
+                (dists / (stem + suffix)).write_bytes(data)
+                return dists / (stem + suffix)
     raise PoolError(f"{source} {version}: neither its .dsc nor its upstream tarball is in the pool")
+
+
+def _get(url: str) -> bytes | None:
+    """The body at `url`, None when the pool has no such file (404)."""
+    try:
+        with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:
+            body: bytes = response.read()
+            return body
+    except urllib.error.HTTPError as error:
+        if error.code == 404:
+            return None
+        raise PoolError(f"{url}: HTTP {error.code}") from error
+    except urllib.error.URLError as error:
+        raise PoolError(f"{url}: {error.reason}") from error

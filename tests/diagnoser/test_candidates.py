@@ -160,13 +160,17 @@ def trace(*frames: tuple[str, int, str], error: str) -> str:
     return "\n".join([*lines, error, ""])
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+def workspace_of(files: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     root = tmp_path_factory.mktemp("repo")
-    for rel, text in FILES.items():
+    for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     return Workspace(root, home=tmp_path_factory.mktemp("home"))
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    return workspace_of(FILES, tmp_path_factory)
 
 
 def rank(workspace: Workspace, text: str, title: str | None = None) -> list[Candidate]:
@@ -560,11 +564,7 @@ MULTI = {
 
 @pytest.fixture(scope="module")
 def multi(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
-    root = tmp_path_factory.mktemp("multi")
-    for rel, text in MULTI.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return Workspace(root, home=tmp_path_factory.mktemp("home"))
+    return workspace_of(MULTI, tmp_path_factory)
 
 
 def test_a_package_qualified_name_points_into_that_package(multi: Workspace) -> None:
