@@ -17,6 +17,7 @@ import numpy.typing as npt
 from repomap.constants import (
     COMMON_IDENT_DEFINERS,
     COMMON_IDENT_WEIGHT,
+    COPY_EDGE_WEIGHT,
     LONG_IDENT_CHARS,
     LONG_IDENT_WEIGHT,
     MAX_DEFINERS,
@@ -25,6 +26,7 @@ from repomap.constants import (
     SHORT_IDENT_CHARS,
     SHORT_IDENT_WEIGHT,
 )
+from repomap.copies import is_copy, source_stems
 from repomap.tags import FileTags
 
 IntArray = npt.NDArray[np.int64]
@@ -54,7 +56,9 @@ class ReferenceGraph:
     """Defining file of each edge (first half)."""
     edge_ident: IntArray
     edge_weight: FloatArray
-    """Static weight: identifier quality × sqrt(number of uses)."""
+    """Static weight: identifier quality × sqrt(number of uses), × COPY_EDGE_WEIGHT into a
+    copy of code (`repomap.copies`: a single header defining every name would otherwise
+    collect the rank of all of them)."""
     edge_pair: IntArray
     """Each edge's (source file, target file) pair, an index into `pair_src`/`pair_dst`:"""
     pair_src: IntArray
@@ -195,6 +199,7 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
     edge_ident = np.concatenate([edge_ident, edge_ident])
     weight = np.concatenate([weight, weight * REVERSE_EDGE_WEIGHT])
+    weight *= _copy_weights(paths)[dst]  # a copy of code gathers little rank
     pairs, edge_pair = np.unique(src * _PAIR + dst, return_inverse=True)
     flows, edge_flow = np.unique(dst * _PAIR + edge_ident, return_inverse=True)
     def_keys = defs_file * _PAIR + defs_ident
@@ -268,3 +273,9 @@ def _ident_quality(
         # A use of a name defined in k files points at one of them: each gets 1/k.
         quality[number] = weight / max(int(definer_count[number]), 1)
     return quality
+
+
+def _copy_weights(paths: tuple[str, ...]) -> FloatArray:
+    """Per file: COPY_EDGE_WEIGHT for a copy of code (`repomap.copies`), else 1."""
+    stems = source_stems(paths)
+    return np.array([COPY_EDGE_WEIGHT if is_copy(p, stems) else 1.0 for p in paths], np.float64)

@@ -5,20 +5,20 @@ random walk restarts at the focused files and the definers of focused identifier
 their neighbourhood rises; edges of focused identifiers weigh more. Power iteration on
 numpy arrays, edges aggregated per file pair, so one iteration is one `bincount`.
 A definition's score is the rank that flows into its file along its own identifier.
-Edges into copies of code (`repomap.copies`) weigh COPY_EDGE_WEIGHT, so a single header
-that defines every name does not collect the rank of all of them.
+Edges into copies of code (`repomap.copies`) weigh COPY_EDGE_WEIGHT in the graph's static
+weights, so a single header that defines every name does not collect the rank of all of
+them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from repomap.constants import (
-    COPY_EDGE_WEIGHT,
     FOCUS_DEFINER_MASS,
     FOCUS_FILE_MASS,
     FOCUS_IDENT_WEIGHT,
@@ -27,7 +27,6 @@ from repomap.constants import (
     PAGERANK_MAX_ITERATIONS,
     PAGERANK_TOLERANCE,
 )
-from repomap.copies import is_copy, source_stems
 from repomap.focus import Focus
 from repomap.graph import FloatArray, IntArray, ReferenceGraph
 from repomap.tags import Definition, FileTags
@@ -72,7 +71,6 @@ def rank(
     weight = graph.edge_weight * np.where(
         np.isin(graph.edge_ident, focused), FOCUS_IDENT_WEIGHT, 1.0
     )
-    weight *= _copy_weights(graph.paths)[graph.edge_dst]
     out_weight = np.bincount(graph.edge_src, weights=weight, minlength=graph.size)
     share = weight / np.where(out_weight > 0, out_weight, 1.0)[graph.edge_src]
     scores = _pagerank(
@@ -91,12 +89,6 @@ def rank(
             graph, tags, focus, focused=focused, named=named, flow=flow, scores=scores, limit=limit
         ),
     )
-
-
-def _copy_weights(paths: Sequence[str]) -> FloatArray:
-    """Per file: COPY_EDGE_WEIGHT for a copy of code (`repomap.copies`), else 1."""
-    stems = source_stems(paths)
-    return np.array([COPY_EDGE_WEIGHT if is_copy(p, stems) else 1.0 for p in paths], np.float64)
 
 
 def _restart(graph: ReferenceGraph, focus: Focus, focused: IntArray) -> FloatArray:
