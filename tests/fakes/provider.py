@@ -1,0 +1,170 @@
+"""A fake model provider on loopback: an ASGI app served by uvicorn on 127.0.0.1 (a free
+port) in a background thread, speaking OpenAI Responses (`POST /v1/responses`), Chat
+Completions (`POST /v1/chat/completions`) and Anthropic Messages (`POST /v1/messages`).
+It answers every request from a script over a neutral view of the request
+(`tests.fakes.script`) and records every request it received. Free of pytest, so a
+benchmark can use it too.
+
+    with FakeProvider(replies(call("focus", locations=["src/app.py:8-9"]), Text("# …"))) as fake:
+        model = OpenAIChatModel("gpt-x", provider=OpenAIProvider(
+            base_url=fake.url + "/v1", api_key="test"))
+        ...
+    fake.requests  # [Request, …]: parsed, with the status answered and estimated tokens
+
+A script that raises is answered 400 (no SDK retries a 400) and its exception kept in
+`fake.failures`, so a test can show what went wrong in its script.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import socket
+import threading
+import time
+import traceback
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request as HttpRequest
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from tests.fakes.script import (
+    Calls,
+    HttpError,
+    Message,
+    Reply,
+    Request,
+    Script,
+    ScriptExhausted,
+    Text,
+    ToolCall,
+    ToolResult,
+    Wire,
+    call,
+    count_input_tokens,
+    count_output_tokens,
+    malformed,
+    replies,
+)
+from tests.fakes.wire import PATHS, error_body, parse, render
+
+__all__ = [
+    "Calls",
+    "FakeProvider",
+    "HttpError",
+    "Message",
+    "Reply",
+    "Request",
+    "Script",
+    "ScriptExhausted",
+    "Text",
+    "ToolCall",
+    "ToolResult",
+    "Wire",
+    "call",
+    "malformed",
+    "replies",
+]
+
+START_SECONDS = 10.0
+"""Until uvicorn says it has started: a hang guard (it takes a few milliseconds)."""
+STOP_SECONDS = 10.0
+
+
+class FakeProvider:
+    """The fake server; a context manager that starts and stops it."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.requests: list[Request] = []
+        self.failures: list[str] = []
+        """Tracebacks of the script's exceptions, one per failed request."""
+        self._lock = threading.Lock()
+        self._socket: socket.socket | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        routes = [Route(path, self._endpoint(wire), methods=["POST"]) for path, wire in PATHS.items()]
+        self.app = Starlette(routes=routes)
+
+    @property
+    def url(self) -> str:
+        """`http://127.0.0.1:<port>` (OpenAI clients take `url + "/v1"`)."""
+        if self._socket is None:
+            raise RuntimeError("the fake provider is not running")
+        host, port = self._socket.getsockname()[:2]
+        return f"http://{host}:{port}"
+
+    def on(self, wire: Wire) -> list[Request]:
+        """The requests received over one wire, in order."""
+        return [r for r in self.requests if r.wire is wire]
+
+    def __enter__(self) -> FakeProvider:
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("127.0.0.1", 0))
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="off")
+        self._server = server = uvicorn.Server(config)
+        sockets = [self._socket]
+        self._thread = threading.Thread(target=server.run, kwargs={"sockets": sockets},
+                                        name="fake-provider", daemon=True)  # fmt: skip
+        self._thread.start()
+        deadline = time.monotonic() + START_SECONDS
+        while not server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the fake provider did not start")
+            time.sleep(0.005)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(STOP_SECONDS)
+        if self._socket is not None:
+            self._socket.close()
+
+    def _endpoint(self, wire: Wire) -> Any:
+        async def endpoint(http: HttpRequest) -> JSONResponse:
+            body = json.loads(await http.body())
+            return self._answer(wire, body, dict(http.headers))
+
+        return endpoint
+
+    def _answer(self, wire: Wire, body: dict[str, Any], headers: dict[str, str]) -> JSONResponse:
+        """Parse, ask the script, record, render. Runs on the server's loop (the script is
+        a plain function and quick)."""
+        parsed = parse(wire, body)
+        request = Request(
+            wire=wire, model=parsed.model, instructions=parsed.instructions,
+            messages=parsed.messages, tools=parsed.tools, tool_specs=parsed.tool_specs,
+            body=body, headers=headers, at=time.monotonic(),
+        )  # fmt: skip
+        request = dataclasses.replace(request, input_tokens=count_input_tokens(request))
+        reply = self._reply(request)
+        status = reply.status if isinstance(reply, HttpError) else 200
+        with self._lock:
+            number = len(self.requests)
+            self.requests.append(dataclasses.replace(request, status=status))
+        if isinstance(reply, HttpError):
+            return JSONResponse(dict(error_body(wire, reply)), reply.status, dict(reply.headers))
+        usage = (request.input_tokens, count_output_tokens(reply))
+        return JSONResponse(dict(render(wire, reply, model=parsed.model, number=number, usage=usage)))
+
+    def _reply(self, request: Request) -> Reply:
+        if request.body.get("stream"):
+            return HttpError(400, "the fake provider does not stream")
+        try:
+            return self.script(request)
+        except Exception as exc:  # a broken script is the test's bug: say it, don't retry
+            with self._lock:
+                self.failures.append(traceback.format_exc())
+            return HttpError(400, f"fake provider script failed: {type(exc).__name__}: {exc}")
