@@ -54,8 +54,8 @@ class ToolResult:
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One turn: `user`, `assistant` or `tool` (tool results). System text goes to
-    `Request.instructions`."""
+    """One turn: `user`, `assistant`, `tool` (tool results) or `system` (a system message
+    after the first turn; those before it are `Request.instructions`)."""
 
     role: str
     text: str = ""
@@ -72,9 +72,13 @@ class Request:
     instructions: str
     messages: tuple[Message, ...]
     tools: tuple[str, ...]
-    """Names of the tools offered, in the order sent."""
+    """Names of the tools in the request's tool list, in the order sent."""
+    added_tools: tuple[str, ...]
+    """Tools declared in the input instead (Responses `additional_tools` items: how
+    pydantic-ai reveals a tool that became available mid-run), oldest first."""
     tool_specs: tuple[Mapping[str, Any], ...]
-    """The tool definitions as sent (name, description, JSON schema)."""
+    """The tool definitions as sent (name, description, JSON schema): the tool list's,
+    then those declared in the input."""
     body: Mapping[str, Any]
     """The raw JSON body."""
     headers: Mapping[str, str]

@@ -50,22 +50,32 @@ class Parsed:
     messages: tuple[Message, ...]
     tool_specs: tuple[Mapping[str, Any], ...]
     tools: tuple[str, ...]
+    added_tools: tuple[str, ...]
 
 
 def parse(wire: Wire, body: Body) -> Parsed:
     """The neutral view of a request body."""
-    system, messages, specs = _PARSERS[wire](body)
+    raw = _PARSERS[wire](body)
+    lead = next((i for i, m in enumerate(raw.messages) if m.role != "system"), len(raw.messages))
+    system = [*raw.system, *(m.text for m in raw.messages[:lead])]
     names: dict[str, str] = {}
     resolved: list[Message] = []
-    for message in messages:  # tool results carry only the call's id: name them
+    for message in raw.messages[lead:]:  # tool results carry only the call's id: name them
         names.update({c.call_id: c.name for c in message.tool_calls})
         results = tuple(
             ToolResult(r.call_id, names.get(r.call_id, ""), r.text, r.is_error)
             for r in message.tool_results
         )
         resolved.append(Message(message.role, message.text, message.tool_calls, results))
-    tools = tuple(str(s.get("name") or s.get("function", {}).get("name", "")) for s in specs)
-    return Parsed(str(body.get("model", "")), "\n\n".join(system), merge(resolved), specs, tools)
+    tools = tuple(str(s.get("name") or s.get("function", {}).get("name", "")) for s in raw.specs)
+    return Parsed(
+        model=str(body.get("model", "")),
+        instructions="\n\n".join(system),
+        messages=merge(resolved),
+        tool_specs=(*raw.specs, *raw.added),
+        tools=tools,
+        added_tools=tuple(str(s.get("name")) for s in raw.added),
+    )
 
 
 def render(wire: Wire, reply: Reply, *, model: str, number: int, usage: tuple[int, int]) -> Body:
@@ -91,53 +101,70 @@ def _text(content: Any) -> str:
     return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping))
 
 
-Triple = tuple[list[str], list[Message], tuple[Mapping[str, Any], ...]]
+@dataclass(frozen=True, slots=True)
+class _Raw:
+    """A body's parts before tool results are named and turns merged. System messages
+    stay in `messages` (as `system`): only those before the first turn are instructions."""
+
+    system: list[str]
+    messages: list[Message]
+    specs: tuple[Mapping[str, Any], ...]
+    added: list[Mapping[str, Any]]
+    """Tool definitions revealed by `additional_tools` input items (Responses)."""
 
 
-def _parse_responses(body: Body) -> Triple:
+def _parse_responses(body: Body) -> _Raw:
     system = [str(body["instructions"])] if body.get("instructions") else []
     items = body.get("input") or []
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
     messages: list[Message] = []
+    added: list[Mapping[str, Any]] = []
     for item in items:
         kind = item.get("type", "message")
         if kind == "function_call":
-            args = ToolCall(str(item["name"]), call_id=str(item["call_id"]),
-                            raw_args=str(item.get("arguments", "")))  # fmt: skip
+            args = ToolCall(
+                str(item["name"]),
+                call_id=str(item["call_id"]),
+                raw_args=str(item.get("arguments", "")),
+            )
             messages.append(Message("assistant", tool_calls=(args,)))
         elif kind == "function_call_output":
             result = ToolResult(str(item["call_id"]), "", _text(item.get("output")))
             messages.append(Message("tool", tool_results=(result,)))
-        elif kind == "message" and item.get("role") in SYSTEM_ROLES:
-            system.append(_text(item.get("content")))
+        elif kind == "additional_tools":  # pydantic-ai's channel for tools added mid-run
+            added.extend(item.get("tools") or ())
         elif kind == "message":
-            messages.append(Message(str(item.get("role")), _text(item.get("content"))))
-    return system, messages, tuple(body.get("tools") or ())
+            role = str(item.get("role"))
+            role = "system" if role in SYSTEM_ROLES else role
+            messages.append(Message(role, _text(item.get("content"))))
+    return _Raw(system, messages, tuple(body.get("tools") or ()), added)
 
 
-def _parse_chat(body: Body) -> Triple:
-    system: list[str] = []
+def _parse_chat(body: Body) -> _Raw:
     messages: list[Message] = []
     for item in body.get("messages") or []:
         role = str(item.get("role"))
         if role in SYSTEM_ROLES:
-            system.append(_text(item.get("content")))
+            messages.append(Message("system", _text(item.get("content"))))
         elif role == "tool":
             result = ToolResult(str(item.get("tool_call_id")), "", _text(item.get("content")))
             messages.append(Message("tool", tool_results=(result,)))
         else:
             calls = tuple(
-                ToolCall(str(c["function"]["name"]), call_id=str(c["id"]),
-                         raw_args=str(c["function"].get("arguments", "")))  # fmt: skip
+                ToolCall(
+                    str(c["function"]["name"]),
+                    call_id=str(c["id"]),
+                    raw_args=str(c["function"].get("arguments", "")),
+                )
                 for c in item.get("tool_calls") or ()
             )
             messages.append(Message(role, _text(item.get("content")), calls))
     specs = tuple(dict(t.get("function", t)) for t in body.get("tools") or ())
-    return system, messages, specs
+    return _Raw([], messages, specs, [])
 
 
-def _parse_messages(body: Body) -> Triple:
+def _parse_messages(body: Body) -> _Raw:
     system = [_text(body["system"])] if body.get("system") else []
     messages: list[Message] = []
     for item in body.get("messages") or []:
@@ -154,9 +181,11 @@ def _parse_messages(body: Body) -> Triple:
             for b in blocks
             if b.get("type") == "tool_result"
         )
-        role = "tool" if results and not texts else str(item.get("role"))
-        messages.append(Message(role, "\n".join(texts), calls, results))
-    return system, messages, tuple(body.get("tools") or ())
+        if results:  # tool results first, then any text the client put beside them
+            messages.append(Message("tool", tool_results=results))
+        if texts or calls or not results:
+            messages.append(Message(str(item.get("role")), "\n".join(texts), calls))
+    return _Raw(system, messages, tuple(body.get("tools") or ()), [])
 
 
 def _calls(reply: Reply, number: int) -> list[tuple[str, ToolCall]]:
@@ -174,41 +203,76 @@ def _render_responses(reply: Reply, model: str, number: int, usage: tuple[int, i
     output: list[dict[str, Any]] = []
     if text := _reply_text(reply):
         content = [{"type": "output_text", "text": text, "annotations": []}]
-        output.append({"type": "message", "id": f"msg_{number}", "role": "assistant",
-                       "status": "completed", "content": content})  # fmt: skip
+        output.append(
+            {
+                "type": "message",
+                "id": f"msg_{number}",
+                "role": "assistant",
+                "status": "completed",
+                "content": content,
+            }
+        )
     for call_id, c in _calls(reply, number):
-        output.append({"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id,
-                       "name": c.name, "arguments": c.arguments(), "status": "completed"})  # fmt: skip
+        output.append(
+            {
+                "type": "function_call",
+                "id": f"fc_{call_id}",
+                "call_id": call_id,
+                "name": c.name,
+                "arguments": c.arguments(),
+                "status": "completed",
+            }
+        )
     tokens_in, tokens_out = usage
     return {
-        "id": f"resp_{number}", "object": "response", "created_at": int(time.time()),
-        "model": model, "status": "completed", "output": output, "parallel_tool_calls": True,
-        "tool_choice": "auto", "tools": [], "incomplete_details": None, "error": None,
-        "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out,
-                  "total_tokens": tokens_in + tokens_out,
-                  "input_tokens_details": {"cached_tokens": 0},
-                  "output_tokens_details": {"reasoning_tokens": 0}},
-    }  # fmt: skip
+        "id": f"resp_{number}",
+        "object": "response",
+        "created_at": int(time.time()),
+        "model": model,
+        "status": "completed",
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "incomplete_details": None,
+        "error": None,
+        "usage": {
+            "input_tokens": tokens_in,
+            "output_tokens": tokens_out,
+            "total_tokens": tokens_in + tokens_out,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
 
 
 def _render_chat(reply: Reply, model: str, number: int, usage: tuple[int, int]) -> Body:
     calls = [
-        {"id": call_id, "type": "function",
-         "function": {"name": c.name, "arguments": c.arguments()}}
+        {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": c.name, "arguments": c.arguments()},
+        }
         for call_id, c in _calls(reply, number)
-    ]  # fmt: skip
+    ]
     message: dict[str, Any] = {"role": "assistant", "content": _reply_text(reply) or None}
     if calls:
         message["tool_calls"] = calls
     tokens_in, tokens_out = usage
     return {
-        "id": f"chatcmpl-{number}", "object": "chat.completion", "created": int(time.time()),
+        "id": f"chatcmpl-{number}",
+        "object": "chat.completion",
+        "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": message,
-                     "finish_reason": "tool_calls" if calls else "stop"}],
-        "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out,
-                  "total_tokens": tokens_in + tokens_out},
-    }  # fmt: skip
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+        ],
+        "usage": {
+            "prompt_tokens": tokens_in,
+            "completion_tokens": tokens_out,
+            "total_tokens": tokens_in + tokens_out,
+        },
+    }
 
 
 def _render_messages(reply: Reply, model: str, number: int, usage: tuple[int, int]) -> Body:
@@ -222,14 +286,29 @@ def _render_messages(reply: Reply, model: str, number: int, usage: tuple[int, in
     tokens_in, tokens_out = usage
     stop = "tool_use" if isinstance(reply, Calls) and reply.calls else "end_turn"
     return {
-        "id": f"msg_{number}", "type": "message", "role": "assistant", "model": model,
-        "content": content, "stop_reason": stop, "stop_sequence": None,
-        "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out,
-                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
-    }  # fmt: skip
+        "id": f"msg_{number}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": tokens_in,
+            "output_tokens": tokens_out,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        },
+    }
 
 
-_PARSERS = {Wire.RESPONSES: _parse_responses, Wire.CHAT: _parse_chat,
-            Wire.MESSAGES: _parse_messages}  # fmt: skip
-_RENDERERS = {Wire.RESPONSES: _render_responses, Wire.CHAT: _render_chat,
-              Wire.MESSAGES: _render_messages}  # fmt: skip
+_PARSERS = {
+    Wire.RESPONSES: _parse_responses,
+    Wire.CHAT: _parse_chat,
+    Wire.MESSAGES: _parse_messages,
+}
+_RENDERERS = {
+    Wire.RESPONSES: _render_responses,
+    Wire.CHAT: _render_chat,
+    Wire.MESSAGES: _render_messages,
+}
