@@ -44,7 +44,9 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
 CRASH = (SAMPLES / "reports" / "issue_load_more_500.md").read_text()
 STORE = "backend/notes/store.py"
 MODEL_NAMES = {Wire.RESPONSES: "gpt-x", Wire.CHAT: "gpt-chat-x", Wire.MESSAGES: "claude-x"}
-EXPLORE, DEEP_DIVE, REPORT = (frozenset(STAGE_TOOLS[s]) for s in Stage)
+EXPLORE = STAGE_TOOLS[Stage.EXPLORE]
+DEEP_DIVE = STAGE_TOOLS[Stage.DEEP_DIVE]
+REPORT = STAGE_TOOLS[Stage.REPORT]
 RETRY_AFTER_SECONDS = 0.3
 """Short, so the test is quick; the SDKs accept fractional seconds."""
 SDK_RETRIES = 2
@@ -292,10 +294,10 @@ def test_a_citation_that_fails_grounding_comes_back_once_with_the_exact_mismatch
     assert outcome.state is State.COMPLETE and outcome.finding is not None
     assert outcome.finding.status is Status.VERIFIED
     _, retry = fake.requests
-    feedback = retry.last("user")
+    feedback, answer = retry.last("user"), retry.last("assistant")
     assert feedback is not None and feedback is not retry.messages[0]
     assert "files[0]: no such file: backend/notes/stores.py" in feedback.text
-    assert wrong in retry.last("assistant").text  # type: ignore[union-attr]
+    assert answer is not None and wrong in answer.text  # the model sees what it wrote
     assert outcome.finding.report_markdown == template()
 
 
