@@ -259,6 +259,17 @@ def test_a_provider_that_stays_rate_limited_fails_the_run_after_the_clients_retr
     assert "429" in outcome.reason and "quota exhausted" in outcome.reason
 
 
+def test_the_openai_client_does_not_wait_for_a_retry_after_beyond_two_minutes(
+    fake: FakeProvider, demo: Workspace
+) -> None:
+    """openai 3.x gives up at once when `Retry-After` exceeds 120 s (anthropic 2.x has no
+    such cap: it would sleep that long, bounded only by the run's timeout)."""
+    limited = HttpError(429, "come back in an hour", {"Retry-After": "3600"})
+    outcome = run(fake, replies(limited), demo, wire=Wire.CHAT)
+    assert outcome.state is State.FAILED and "come back in an hour" in outcome.reason
+    assert [r.status for r in fake.requests] == [429]
+
+
 BROKEN_ARGS = '{"path": "backend/notes/store.py", "start": 76,'
 
 

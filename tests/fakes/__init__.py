@@ -1,0 +1,1 @@
+"""Fakes the tests (and benchmarks) run against: a model provider on loopback."""
