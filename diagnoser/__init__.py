@@ -5,13 +5,15 @@
 
 Packages: `intake/` (report → normalized `Report`), `tools/` (the four read-only tools
 over a `Workspace`), `render/` (JSON, Markdown, SARIF); modules: `funnel`, `agent`,
-`offline` (the embedded investigator), `template`, `grounding`, `events` (states and
-events of a run), `pipeline`, `registry` (configured repositories by name), `commit`,
-`errors` (the one error tree), `settings`, `cli`.
+`offline` (the embedded investigator), `draft` (what a report states), `template`,
+`formatter`, `grounding` (a draft → a Finding), `events` (states and events of a run),
+`pipeline`, `registry` (configured repositories by name), `commit`, `errors` (the one
+error tree), `settings`, `cli`.
 """
 
 from __future__ import annotations
 
+from diagnoser.draft import Draft
 from diagnoser.errors import ConfigError, DiagnoserError, PathRefused, ToolError, UnknownRepo
 from diagnoser.events import Event, State
 from diagnoser.finding import Finding, Status
@@ -32,6 +34,7 @@ from diagnoser.workspace import Workspace
 __all__ = [
     "ConfigError",
     "DiagnoserError",
+    "Draft",
     "Event",
     "Finding",
     "IntakeError",

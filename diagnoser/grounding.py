@@ -1,10 +1,12 @@
-"""Grounding: a Finding is checked against the real files before anyone sees it.
+"""Grounding: a report's `Draft` is checked against the real files and becomes a
+`Finding` — the only way one is made from a model's words.
 
-`check(finding, workspace)` is pure over the workspace's reads and returns every problem
+`check(draft, workspace)` is pure over the workspace's reads and returns every problem
 with a message precise enough to send back to a model as a retry ("lines 40-48 are past
 the end of notes/store.py (31 lines)"). `ground` drops what fails, records a `Check` for
 every location and change, computes the blast radius from the symbol index and sets the
-status: `verified` only when everything holds and a fault location is grounded.
+status: `verified` only when everything holds and a fault location is grounded. Status,
+checks and blast radius are never taken from a model: a Draft has no such fields.
 
 Suspects (`Finding.suspects`) are hints from the ranking, not claims: they get no check
 and never change the status; `ground` only drops those whose file is not in the
@@ -21,6 +23,7 @@ from enum import StrEnum
 
 import whatthepatch
 
+from diagnoser.draft import Draft
 from diagnoser.errors import ToolError
 from diagnoser.finding import (
     BlastRadius,
@@ -28,10 +31,12 @@ from diagnoser.finding import (
     Check,
     Finding,
     Location,
+    Risk,
     Role,
     Status,
     Suspect,
 )
+from diagnoser.intake.report import Kind
 from diagnoser.workspace import Workspace
 
 BLAST_RADIUS_FILES = 10
@@ -57,44 +62,59 @@ class Problem:
         return f"{self.where}: {self.message}"
 
 
-def check(finding: Finding, workspace: Workspace) -> list[Problem]:
-    """Every way the Finding disagrees with the repository (empty when it is grounded)."""
+def check(draft: Draft, workspace: Workspace) -> list[Problem]:
+    """Every way the draft disagrees with the repository (empty when it is grounded)."""
     problems: list[Problem] = []
-    for i, location in enumerate(finding.files):
+    for i, location in enumerate(draft.files):
         problems.extend(
             Problem(f"files[{i}]", k, m) for k, m in _check_location(location, workspace)
         )
-    for i, change in enumerate(finding.changes):
+    for i, change in enumerate(draft.changes):
         problems.extend(Problem(f"changes[{i}]", k, m) for k, m in _check_change(change, workspace))
     return problems
 
 
-def ground(finding: Finding, workspace: Workspace) -> Finding:
-    """The Finding with failing locations and changes dropped, checks recorded, blast
-    radius computed and the status it has earned."""
-    problems = check(finding, workspace)
+def ground(
+    draft: Draft,
+    workspace: Workspace,
+    *,
+    classification: Kind,
+    markdown: str = "",
+    suspects: Sequence[Suspect] = (),
+) -> Finding:
+    """The Finding the draft earns: failing locations and changes dropped, a check recorded
+    for each, blast radius computed, status decided; `markdown` is the report it was read
+    from, `suspects` our ranking (kept where its file and line exist)."""
+    problems = check(draft, workspace)
     failed = {p.where for p in problems}
-    checks = list(finding.checks)
-    for where, item in [*_indexed("files", finding.files), *_indexed("changes", finding.changes)]:
+    checks: list[Check] = []
+    for where, item in [*_indexed("files", draft.files), *_indexed("changes", draft.changes)]:
         details = [p.message for p in problems if p.where == where]
         checks.append(Check(name=f"{where} {_label(item)}", passed=not details,
                             detail="; ".join(details) or "grounded"))  # fmt: skip
-    files = [loc for i, loc in enumerate(finding.files) if f"files[{i}]" not in failed]
-    changes = [c for i, c in enumerate(finding.changes) if f"changes[{i}]" not in failed]
+    files = [loc for i, loc in enumerate(draft.files) if f"files[{i}]" not in failed]
+    changes = [c for i, c in enumerate(draft.changes) if f"changes[{i}]" not in failed]
     faults = [loc for loc in files if loc.role is Role.FAULT]
     status = Status.UNVERIFIED
     if faults:
         status = Status.PARTIALLY_VERIFIED if problems else Status.VERIFIED
-    risk = finding.risk.model_copy(update={"blast_radius": blast_radius(files, changes, workspace)})
-    return finding.model_copy(
-        update={
-            "files": files,
-            "changes": changes,
-            "checks": checks,
-            "status": status,
-            "risk": risk,
-            "suspects": [s for s in finding.suspects if _in_workspace(s, workspace)],
-        }
+    risk = Risk(
+        complexity=draft.complexity,
+        risk=draft.risk,
+        blast_radius=blast_radius(files, changes, workspace),
+        rationale=draft.rationale,
+    )
+    return Finding(
+        classification=classification,
+        title=draft.title,
+        root_cause=draft.root_cause,
+        files=files,
+        changes=changes,
+        risk=risk,
+        checks=checks,
+        status=status,
+        report_markdown=markdown,
+        suspects=[s for s in suspects if _in_workspace(s, workspace)],
     )
 
 

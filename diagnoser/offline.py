@@ -3,10 +3,11 @@ PydanticAI as a `FunctionModel`, driving the same tools through the same funnel.
 
 Where it looks comes from `diagnoser.candidates` (trace frames, then the files the
 report names or is about); it checks the first with find_symbol, focuses them, reads
-each, and writes the template report. What it says comes from what the tools returned
-(the numbered lines of read_range) and from what the exception type usually means. Its
-confidence is honest: highest with an in-app frame and a known exception type, lowest
-for a word match.
+each, and writes the template report: a `Draft` put in the template by
+`template.render`. What it says comes from the lines its read_range calls returned (read
+again as values through `tools.read_range`, never parsed back from the text the model
+was shown) and from what the exception type usually means. Its confidence is honest:
+highest with an in-app frame and a known exception type, lowest for a word match.
 """
 
 from __future__ import annotations
@@ -24,9 +25,14 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from diagnoser import tools
 from diagnoser.candidates import MAX_CANDIDATES, Candidate, Source, rank_candidates
 from diagnoser.constants import OFFLINE_MODEL
+from diagnoser.draft import Draft
+from diagnoser.errors import ToolError
+from diagnoser.finding import Change, Level, Location, Role, RootCause
 from diagnoser.intake.report import Report
+from diagnoser.template import render
 from diagnoser.workspace import Workspace
 
 MODEL_NAME = OFFLINE_MODEL
@@ -38,7 +44,7 @@ RISK_LOW_USERS = 2
 """A fault definition used by at most this many other files is a low-risk change…"""
 RISK_MEDIUM_USERS = 10
 """…by at most this many, medium; more, high."""
-_NUMBERED = re.compile(r"^\s*(\d+):\s?(.*)$")
+CONFIDENCE_NOT_LOCATED = 0.1
 
 _KNOWLEDGE = (
     (r"KeyError|NoSuchElement|KeyNotFound",
@@ -116,80 +122,97 @@ class _Plan:
         return [ToolCallPart("conclude", {})]
 
     def _write(self, messages: list[ModelMessage]) -> str:
-        lines = _read_lines(messages)
+        return render(self._draft(_lines_read(messages, self.workspace)))
+
+    def _draft(self, lines: dict[tuple[str, int], str]) -> Draft:
         report = self.report
         exception = report.exception
         known = _explain(f"{exception.type} {exception.message}" if exception else "")
         located = [c for c in self.candidates[:MAX_CANDIDATES] if (c.path, c.line) in lines]
         if not located:
-            return _no_location_report(report)
+            return _not_located(report)
         fault = located[0]
         what = f"{exception.type}" if exception and exception.type else "The reported problem"
         where = f"`{fault.symbol}`" if fault.symbol else f"`{fault.path}`"
         summary = (
             f"{what} at {where} ({fault.path}:{fault.line}): it {known or 'fails at this line'}."
         )
-        confidence = _confidence(fault, bool(known))
-        heading = f"{what} in {fault.symbol or fault.path}"
+        title = f"{what} in {fault.symbol or fault.path}"
         if fault.source is Source.WORDS:
-            heading = (
-                f"Possibly related to {fault.symbol or fault.path} (no trace or name to go on)"
-            )
+            title = f"Possibly related to {fault.symbol or fault.path} (no trace or name to go on)"
             summary = f"No trace or name leads into the code; {where} shares the report's words."
-        parts = [f"# {heading}", "", "## Root cause", summary]
-        if exception and exception.message:
-            parts.append(f"The report's message: {exception.message}")
-        parts += ["", f"Confidence: {confidence:.2f}", "", "## Locations"]
-        for number, candidate in enumerate(located, 1):
-            role = _role(candidate, number)
-            symbol = f" — `{candidate.symbol}`" if candidate.symbol else ""
-            # read_range clamps to the file: report the lines it really showed
-            end = max(n for p, n in lines if p == candidate.path and n <= candidate.end)
-            parts += [
-                f"{number}. `{candidate.path}:{candidate.start}-{end}`{symbol} — {role}",
-                f"   Reason: {candidate.reason or 'where the report points'}",
-                "   ```",
-                f"   {lines[(candidate.path, candidate.line)]}",
-                "   ```",
-            ]
-        parts += [
-            "", "## Proposed changes",
-            f"1. `{fault.path}` — handle the case at line {fault.line} where it {known or 'fails'}",
-            "   Rationale: the offline investigator locates faults; it proposes no diff",
-            "", "## Risk", "Complexity: low", *_risk(fault, self.workspace),
-        ]  # fmt: skip
-        return "\n".join(parts) + "\n"
+        message = exception.message if exception and exception.message else ""
+        risk, rationale = _risk(fault, self.workspace)
+        return Draft(
+            title=title,
+            root_cause=RootCause(
+                summary=summary,
+                explanation=f"The report's message: {message}" if message else "",
+                confidence=_confidence(fault, bool(known)),
+            ),
+            files=[_location(c, number, lines) for number, c in enumerate(located, 1)],
+            changes=[
+                Change(
+                    path=fault.path,
+                    summary=f"handle the case at line {fault.line} where it {known or 'fails'}",
+                    rationale="the offline investigator locates faults; it proposes no diff",
+                )
+            ],
+            complexity=Level.LOW,
+            risk=risk,
+            rationale=rationale,
+        )
 
 
-def _risk(fault: Candidate, workspace: Workspace) -> list[str]:
-    """Risk by how many other files use the faulty definition (from the symbol index)."""
+def _location(candidate: Candidate, number: int, lines: dict[tuple[str, int], str]) -> Location:
+    """A candidate as a location: the lines read_range really showed (it clamps to the
+    file), the candidate's own line as evidence."""
+    end = max(n for p, n in lines if p == candidate.path and n <= candidate.end)
+    return Location(
+        path=candidate.path,
+        start_line=candidate.start,
+        end_line=end,
+        symbol=candidate.symbol,
+        role=_role(candidate, number),
+        evidence=lines[(candidate.path, candidate.line)],
+        reason=candidate.reason or "where the report points",
+    )
+
+
+def _risk(fault: Candidate, workspace: Workspace) -> tuple[Level, str]:
+    """Risk by how many other files use the faulty definition (from the symbol index),
+    and why."""
     if not fault.symbol:
-        return ["Risk: medium", "Rationale: no definition encloses the fault line; review callers"]
+        return Level.MEDIUM, "no definition encloses the fault line; review callers"
     users = {s.path for s in workspace.repository.index.references(fault.symbol)} - {fault.path}
-    level = "low" if len(users) <= RISK_LOW_USERS else "medium"
-    level = "high" if len(users) > RISK_MEDIUM_USERS else level
+    level = Level.LOW if len(users) <= RISK_LOW_USERS else Level.MEDIUM
+    level = Level.HIGH if len(users) > RISK_MEDIUM_USERS else level
     name = fault.symbol.rsplit(".", 1)[-1]
-    return [
-        f"Risk: {level}",
-        f"Rationale: `{name}` is used in {len(users)} other file(s); a local guard at the fault "
-        "line changes behaviour only for the failing case",
-    ]
+    return level, (
+        f"`{name}` is used in {len(users)} other file(s); a local guard at the fault "
+        "line changes behaviour only for the failing case"
+    )
 
 
-def _read_lines(messages: list[ModelMessage]) -> dict[tuple[str, int], str]:
-    """(path, line) → text, from every read_range result still in the history."""
+def _lines_read(messages: list[ModelMessage], workspace: Workspace) -> dict[tuple[str, int], str]:
+    """(path, line) → text of every read_range call that returned, read again as values
+    through the tool function (history trimming and the tool's rendering do not matter)."""
+    returned = {p.tool_call_id for m in messages if isinstance(m, ModelRequest) for p in m.parts
+                if isinstance(p, ToolReturnPart) and p.tool_name == "read_range"}  # fmt: skip
     lines: dict[tuple[str, int], str] = {}
     for message in messages:
-        if not isinstance(message, ModelRequest):
+        if not isinstance(message, ModelResponse):
             continue
         for part in message.parts:
-            if isinstance(part, ToolReturnPart) and part.tool_name == "read_range":
-                text = str(part.content)
-                path = text.split(" lines ", 1)[0]
-                for row in text.splitlines()[1:]:
-                    numbered = _NUMBERED.match(row)
-                    if numbered:
-                        lines[(path, int(numbered.group(1)))] = numbered.group(2)
+            if not (isinstance(part, ToolCallPart) and part.tool_call_id in returned):
+                continue
+            args = part.args_as_dict()
+            try:
+                read = tools.read_range(workspace, args["path"], args["start"], args.get("end"))
+            except (ToolError, KeyError):
+                continue
+            for offset, text in enumerate(read.lines):
+                lines[(read.path, read.start + offset)] = text
     return lines
 
 
@@ -209,17 +232,17 @@ def _confidence(fault: Candidate, known: bool) -> float:
     return CONFIDENCE_MENTION if fault.source is Source.MENTION else CONFIDENCE_WORDS
 
 
-def _role(candidate: Candidate, number: int) -> str:
+def _role(candidate: Candidate, number: int) -> Role:
     """Only a frame or a name the report gives can be called the fault; a word match is
     context, so such a Finding is never `verified` (no grounded fault location)."""
     if candidate.source is Source.WORDS:
-        return "context"
+        return Role.CONTEXT
     if number == 1:
-        return "fault"
-    return "trigger" if candidate.source is Source.FRAME else "context"
+        return Role.FAULT
+    return Role.TRIGGER if candidate.source is Source.FRAME else Role.CONTEXT
 
 
-def _no_location_report(report: Report) -> str:
+def _not_located(report: Report) -> Draft:
     exception = report.exception
     if exception and exception.type:
         title = f"{exception.type}: {exception.message or ''}".strip(": ")[:100]
@@ -230,4 +253,8 @@ def _no_location_report(report: Report) -> str:
         if report.frames
         else "The report gives no trace, file or name that leads into this repository."
     )
-    return f"# Not located: {title}\n\n## Root cause\n{why}\n\nConfidence: 0.10\n\n## Locations\n"
+    first_line = (title.strip().splitlines() or ["?"])[0]
+    return Draft(
+        title=f"Not located: {first_line}",
+        root_cause=RootCause(summary=why, confidence=CONFIDENCE_NOT_LOCATED),
+    )

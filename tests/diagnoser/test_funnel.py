@@ -1,8 +1,10 @@
-"""The funnel with scripted PydanticAI models: locked tools are not offered and cannot
-run; budgets move the stages on by themselves."""
+"""The funnel with scripted PydanticAI models swapped into the one explorer agent
+(`explorer.override`): locked tools are not offered and cannot run; budgets move the
+stages on by themselves."""
 
 from __future__ import annotations
 
+from pydantic_ai.agent import AgentRunResult
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -13,10 +15,22 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from diagnoser.agent import ExplorerDeps, explorer_agent, trim_history
+from diagnoser.agent import ExplorerDeps, explorer, trim_history
+from diagnoser.draft import Draft
+from diagnoser.finding import Location, RootCause
 from diagnoser.funnel import Funnel, Stage
 from diagnoser.intake import ReportIn, build_report
+from diagnoser.template import render
 from diagnoser.workspace import Workspace
+
+REPORT = render(
+    Draft(
+        title="TypeError in Cart.total",
+        root_cause=RootCause(summary="sums prices that may be None", confidence=0.7),
+        files=[Location(path="src/app.py", start_line=8, end_line=9, symbol="Cart.total")],
+    )
+)
+"""A report in the template that grounds in the fixture repository."""
 
 
 def deps(workspace: Workspace, funnel: Funnel | None = None) -> ExplorerDeps:
@@ -30,6 +44,13 @@ def scripted(steps: list[ModelResponse], offered: list[set[str]]) -> FunctionMod
         return steps[min(len(offered) - 1, len(steps) - 1)]
 
     return FunctionModel(respond)
+
+
+def run(
+    steps: list[ModelResponse], offered: list[set[str]], deps: ExplorerDeps
+) -> AgentRunResult[str]:
+    with explorer.override(model=scripted(steps, offered)):
+        return explorer.run_sync("go", deps=deps)
 
 
 def returns(messages: list[ModelMessage]) -> list[tuple[str, str]]:
@@ -48,10 +69,10 @@ def test_stages_offer_only_their_tools_and_refuse_locked_ones(workspace: Workspa
             parts=[ToolCallPart("read_range", {"path": "src/app.py", "start": 4, "end": 9})]
         ),
         ModelResponse(parts=[ToolCallPart("conclude", {})]),
-        ModelResponse(parts=[TextPart("# report")]),
+        ModelResponse(parts=[TextPart(REPORT)]),
     ]
     run_deps = deps(workspace)
-    result = explorer_agent().run_sync("go", deps=run_deps, model=scripted(steps, offered))
+    result = run(steps, offered, run_deps)
     assert offered[0] == {"grep", "read_range", "list_dir", "find_symbol", "focus"}
     assert offered[3] == {"read_range", "conclude"}
     assert offered[-1] == set()
@@ -59,7 +80,7 @@ def test_stages_offer_only_their_tools_and_refuse_locked_ones(workspace: Workspa
     assert "Unknown tool name: 'conclude'" in str(result.all_messages())
     assert "Unknown tool name: 'grep'" in str(result.all_messages())
     assert texts["find_symbol"].startswith("Cart: ")
-    assert run_deps.funnel.stage is Stage.REPORT and result.output == "# report"
+    assert run_deps.funnel.stage is Stage.REPORT and result.output == REPORT
 
 
 def test_budgets_force_the_next_stage(workspace: Workspace) -> None:
@@ -68,27 +89,25 @@ def test_budgets_force_the_next_stage(workspace: Workspace) -> None:
     read_forever = ModelResponse(
         parts=[ToolCallPart("read_range", {"path": "src/app.py", "start": 1, "end": 3})]
     )
-    steps = [grep_forever] * 3 + [read_forever] * 2 + [ModelResponse(parts=[TextPart("# done")])]
+    steps = [grep_forever] * 3 + [read_forever] * 2 + [ModelResponse(parts=[TextPart(REPORT)])]
     funnel = Funnel(explore_budget=3, deep_dive_budget=2)
-    result = explorer_agent().run_sync(
-        "go", deps=deps(workspace, funnel), model=scripted(steps, offered)
-    )
+    result = run(steps, offered, deps(workspace, funnel))
     assert [("focus" in o, "conclude" in o, not o) for o in offered] == [
         (True, False, False), (True, False, False), (True, False, False),
         (False, True, False), (False, True, False),
         (False, False, True),
     ]  # fmt: skip
     assert funnel.calls[Stage.EXPLORE] == 3 and funnel.calls[Stage.DEEP_DIVE] == 2
-    assert result.output == "# done"
+    assert result.output == REPORT
 
 
 def test_tool_errors_come_back_as_retries_the_model_can_act_on(workspace: Workspace) -> None:
     offered: list[set[str]] = []
     steps = [
         ModelResponse(parts=[ToolCallPart("read_range", {"path": "app.py", "start": 1, "end": 3})]),
-        ModelResponse(parts=[TextPart("# ok")]),
+        ModelResponse(parts=[TextPart(REPORT)]),
     ]
-    result = explorer_agent().run_sync("go", deps=deps(workspace), model=scripted(steps, offered))
+    result = run(steps, offered, deps(workspace))
     assert "no such file: app.py; did you mean src/app.py?" in str(result.all_messages())
 
 
@@ -102,9 +121,9 @@ def test_deep_dive_reads_only_focused_files_and_neighbours(workspace: Workspace)
         ModelResponse(
             parts=[ToolCallPart("read_range", {"path": "src/app.py", "start": 1, "end": 2})]
         ),
-        ModelResponse(parts=[TextPart("# ok")]),
+        ModelResponse(parts=[TextPart(REPORT)]),
     ]
-    result = explorer_agent().run_sync("go", deps=deps(workspace), model=scripted(steps, offered))
+    result = run(steps, offered, deps(workspace))
     text = str(result.all_messages())
     assert "in deep-dive only focused files and their neighbours" in text  # secrets.py
     assert ('read_range', ) and any(name == "read_range" and "src/app.py lines" in body

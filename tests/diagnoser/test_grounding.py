@@ -1,10 +1,12 @@
-"""Grounding on hand-made findings: right ones verify, wrong ones are caught precisely."""
+"""Grounding on hand-made drafts: right ones verify, wrong ones are caught precisely, and
+only grounding decides a Finding's status, checks and blast radius."""
 
 from __future__ import annotations
 
 import pytest
 
-from diagnoser.finding import Change, Finding, Location, Role, RootCause, Signal, Status, Suspect
+from diagnoser.draft import Draft
+from diagnoser.finding import Change, Level, Location, Role, RootCause, Signal, Status, Suspect
 from diagnoser.grounding import CheckKind, check, ground
 from diagnoser.intake.report import Kind
 from diagnoser.workspace import Workspace
@@ -26,25 +28,32 @@ DIFF = """--- a/src/app.py
 """
 
 
-def finding(*files: Location, changes: tuple[Change, ...] = ()) -> Finding:
-    return Finding(
-        classification=Kind.CRASH,
+def draft(*files: Location, changes: tuple[Change, ...] = ()) -> Draft:
+    return Draft(
         title="TypeError in Cart.total",
         root_cause=RootCause(summary="None prices", confidence=0.8),
         files=list(files),
         changes=list(changes),
+        complexity=Level.LOW,
+        risk=Level.HIGH,
+        rationale="every checkout",
     )
 
 
-def test_a_correct_finding_is_verified_with_checks_and_blast_radius(workspace: Workspace) -> None:
-    result = ground(
-        finding(TOTAL, changes=(Change(path="src/app.py", summary="default to 0", diff=DIFF),)),
-        workspace,
-    )
+def test_a_correct_draft_is_verified_with_checks_and_blast_radius(workspace: Workspace) -> None:
+    written = draft(TOTAL, changes=(Change(path="src/app.py", summary="default to 0", diff=DIFF),))
+    result = ground(written, workspace, classification=Kind.CRASH, markdown="# the report")
     assert result.status is Status.VERIFIED
     assert [c.passed for c in result.checks] == [True, True]
     assert result.risk.blast_radius.symbols == ["Cart.total"]
     assert result.risk.blast_radius.references >= 1  # checkout() calls cart.total()
+    assert (result.classification, result.report_markdown) == (Kind.CRASH, "# the report")
+    assert (result.title, result.root_cause, result.files, result.changes) == (
+        written.title, written.root_cause, written.files, written.changes,
+    )  # fmt: skip
+    assert (result.risk.complexity, result.risk.risk, result.risk.rationale) == (
+        Level.LOW, Level.HIGH, "every checkout",
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -86,7 +95,7 @@ def test_a_correct_finding_is_verified_with_checks_and_blast_radius(workspace: W
 def test_wrong_locations_are_caught_with_the_exact_mismatch(
     workspace: Workspace, wrong: Location, kind: CheckKind, message: str
 ) -> None:
-    [problem] = check(finding(wrong), workspace)
+    [problem] = check(draft(wrong), workspace)
     assert (problem.where, problem.kind) == ("files[0]", kind)
     assert message in problem.message
 
@@ -95,7 +104,7 @@ def test_evidence_matches_whitespace_insensitively(workspace: Workspace) -> None
     loose = TOTAL.model_copy(
         update={"evidence": "def   total(self):\n\treturn sum(item.price   for item in self.items)"}
     )
-    assert check(finding(loose), workspace) == []
+    assert check(draft(loose), workspace) == []
 
 
 @pytest.mark.parametrize(
@@ -107,7 +116,7 @@ def test_evidence_matches_whitespace_insensitively(workspace: Workspace) -> None
 )
 def test_diffs_must_apply(workspace: Workspace, diff: str, message: str) -> None:
     [problem] = check(
-        finding(TOTAL, changes=(Change(path="src/app.py", summary="x", diff=diff),)), workspace
+        draft(TOTAL, changes=(Change(path="src/app.py", summary="x", diff=diff),)), workspace
     )
     assert (problem.where, problem.kind) == ("changes[0]", CheckKind.DIFF)
     assert message in problem.message
@@ -118,7 +127,7 @@ def test_failures_are_dropped_and_recorded_and_status_is_earned(workspace: Works
     context = Location(
         path="src/views.py", start_line=4, end_line=5, role=Role.CONTEXT, symbol="view"
     )
-    partial = ground(finding(TOTAL, bad, context), workspace)
+    partial = ground(draft(TOTAL, bad, context), workspace, classification=Kind.CRASH)
     assert partial.status is Status.PARTIALLY_VERIFIED
     assert [f.path for f in partial.files] == ["src/app.py", "src/views.py"]
     assert [(c.name, c.passed) for c in partial.checks] == [
@@ -126,7 +135,7 @@ def test_failures_are_dropped_and_recorded_and_status_is_earned(workspace: Works
         ("files[1] src/nope.py:8-9", False),
         ("files[2] src/views.py:4-5", True),
     ]
-    only_context = ground(finding(bad, context), workspace)
+    only_context = ground(draft(bad, context), workspace, classification=Kind.CRASH)
     assert only_context.status is Status.UNVERIFIED  # no grounded fault location
     assert [f.role for f in only_context.files] == [Role.CONTEXT]
 
@@ -143,8 +152,8 @@ def test_grounding_keeps_only_suspects_whose_file_and_line_exist(workspace: Work
         suspect("src/app.py", 900),  # past the end
         suspect(".env", 1),  # denied
     ]
-    result = ground(finding(TOTAL).model_copy(update={"suspects": suspects}), workspace)
+    result = ground(draft(TOTAL), workspace, classification=Kind.CRASH, suspects=suspects)
     assert result.suspects == [kept]
-    plain = ground(finding(TOTAL), workspace)
+    plain = ground(draft(TOTAL), workspace, classification=Kind.CRASH)
     assert result.status is plain.status is Status.VERIFIED  # hints: no checks, no status
     assert result.checks == plain.checks

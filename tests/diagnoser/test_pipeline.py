@@ -15,8 +15,10 @@ from threading import get_ident
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RunUsage
 
 from diagnoser import offline, pipeline, tools
+from diagnoser.agent import OUTPUT_RETRIES, explorer
 from diagnoser.candidates import rank_candidates
 from diagnoser.events import TERMINAL, TRANSITIONS, Event, State
 from diagnoser.finding import MAX_SUSPECTS, Signal, Status
@@ -164,7 +166,7 @@ def test_output_that_never_fits_the_template_ends_failed_with_the_reason(
     outcome = diagnose(ReportIn(text=TRACE), workspace, model=model)
     assert outcome.state is State.FAILED and outcome.finding is None
     assert "no '# title' line" in outcome.reason
-    assert len(seen) == 3  # the first answer and two bounded retries
+    assert len(seen) == 1 + OUTPUT_RETRIES  # the first answer and the bounded retries
 
 
 def test_a_model_that_never_stops_hits_the_usage_limit_and_fails(workspace: Workspace) -> None:
@@ -205,33 +207,88 @@ def test_a_report_that_says_ignore_instructions_changes_nothing(workspace: Works
     )
 
 
-def formatter_answering(finding: dict[str, object]) -> FunctionModel:
-    """A formatter model that answers with `finding` as its structured output."""
+def formatter_answering(
+    draft: dict[str, object], schemas: list[dict[str, object]] | None = None
+) -> FunctionModel:
+    """A formatter model that answers with `draft` as its structured output (and notes
+    the output schema it was shown in `schemas`)."""
 
     def extract(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         [output_tool] = info.output_tools
-        return ModelResponse(parts=[ToolCallPart(output_tool.name, finding)])
+        if schemas is not None:
+            schemas.append(output_tool.parameters_json_schema)
+        return ModelResponse(parts=[ToolCallPart(output_tool.name, draft)])
 
     return FunctionModel(extract, model_name="cheap-formatter")
 
 
+CART_DRAFT: dict[str, object] = {
+    "title": "None prices in Cart.total",
+    "root_cause": {"summary": "sums None prices", "confidence": 0.6},
+    "files": [{"path": "src/app.py", "start_line": 8, "end_line": 9, "symbol": "Cart.total"}],
+}
+
+
 def test_an_off_template_report_goes_to_the_formatter_model(workspace: Workspace) -> None:
     model, _ = writer("The bug: Cart.total in src/app.py lines 8-9 sums None prices.")
-    formatter = formatter_answering(
-        {
-            "classification": "crash",
-            "title": "None prices in Cart.total",
-            "root_cause": {"summary": "sums None prices", "confidence": 0.6},
-            "files": [
-                {"path": "src/app.py", "start_line": 8, "end_line": 9, "symbol": "Cart.total"}
-            ],
-        }
-    )
+    formatter = formatter_answering(CART_DRAFT)
     outcome = diagnose(ReportIn(text=TRACE), workspace, model=model, formatter=formatter)
     assert outcome.state is State.COMPLETE and outcome.finding is not None
     assert outcome.finding.status is Status.VERIFIED
+    assert outcome.finding.classification is Kind.CRASH  # intake's, not the formatter's
     assert outcome.finding.provenance.models[-1] == "cheap-formatter"
     assert any("formatter model takes over" in e.detail for e in outcome.events)
+
+
+def test_the_formatters_usage_is_counted_in_the_provenance(workspace: Workspace) -> None:
+    model, _ = writer("The bug: Cart.total in src/app.py lines 8-9 sums None prices.")
+    report = intake(ReportIn(text=TRACE), workspace)
+    explored = asyncio.run(investigate(report, workspace, model))
+    structured = asyncio.run(structure(explored.markdown, formatter_answering(CART_DRAFT)))
+    assert structured.formatter == "cheap-formatter"
+    assert structured.usage.requests == 1 and structured.usage.input_tokens > 0
+    finding = ground_finding(structured, workspace, explored, kind=Kind.CRASH, durations={})
+    both = explored.usage + structured.usage
+    assert finding.provenance.requests == both.requests == explored.usage.requests + 1
+    assert finding.provenance.input_tokens == both.input_tokens > explored.usage.input_tokens
+    assert finding.provenance.output_tokens == both.output_tokens
+    outcome = diagnose(
+        ReportIn(text=TRACE), workspace, model=model, formatter=formatter_answering(CART_DRAFT)
+    )
+    assert outcome.finding is not None and outcome.finding.provenance.requests == both.requests
+
+
+def test_a_formatter_cannot_claim_status_checks_or_blast_radius(workspace: Workspace) -> None:
+    """The formatter's schema has no field for what grounding computes; whatever a model
+    sends there anyway is dropped, and the Finding's checks are grounding's alone."""
+    claimed = {
+        **CART_DRAFT,
+        "files": [{"path": "src/cart.py", "start_line": 8, "end_line": 9}],  # no such file
+        "status": "verified",
+        "checks": [{"name": "all good", "passed": True, "detail": "trust me"}],
+        "blast_radius": {"symbols": ["everything"], "references": 999},
+        "provenance": {"models": ["gpt-9"], "requests": 0},
+        "suspects": [{"path": "made/up.py", "line": 1, "score": 9, "source": "frame"}],
+        "classification": "praise",
+    }
+    schemas: list[dict[str, object]] = []
+    model, _ = writer("The bug: Cart.total in src/cart.py lines 8-9 sums None prices.")
+    outcome = diagnose(
+        ReportIn(text=TRACE),
+        workspace,
+        model=model,
+        formatter=formatter_answering(claimed, schemas),
+    )
+    properties = set(schemas[0]["properties"])  # type: ignore[call-overload]
+    assert not properties & {"status", "checks", "provenance", "suspects", "classification"}
+    assert "blast_radius" not in json.dumps(schemas[0])
+    finding = outcome.finding
+    assert outcome.state is State.COMPLETE and finding is not None
+    assert finding.status is Status.UNVERIFIED and finding.classification is Kind.CRASH
+    assert [(c.name, c.passed) for c in finding.checks] == [("files[0] src/cart.py:8-9", False)]
+    assert finding.risk.blast_radius.symbols == [] and finding.risk.blast_radius.references == 0
+    assert finding.provenance.models == [model.model_name, "cheap-formatter"]
+    assert "made/up.py" not in [s.path for s in finding.suspects]
 
 
 def test_a_trace_that_never_enters_the_repo_is_reported_as_not_located(tmp_path: Path) -> None:
@@ -445,7 +502,7 @@ def test_investigate_returns_the_markdown_and_what_it_cost(workspace: Workspace)
     assert found.markdown == REPORT.format(path="src/app.py")
     assert found.model == model.model_name
     assert found.tool_calls == {"explore": 0, "deep_dive": 0, "report": 0}
-    assert found.tokens["requests"] == 3
+    assert found.usage.requests == 3 and found.usage.input_tokens > 0
 
 
 def test_investigate_turns_a_model_failure_into_step_failed(workspace: Workspace) -> None:
@@ -459,20 +516,40 @@ def test_investigate_turns_a_model_failure_into_step_failed(workspace: Workspace
 
 
 def test_structure_parses_the_template_and_fails_off_it_without_a_formatter() -> None:
-    structured = asyncio.run(structure(REPORT.format(path="src/app.py"), Kind.CRASH, None))
-    assert structured.formatter is None and structured.finding.files[0].path == "src/app.py"
+    structured = asyncio.run(structure(REPORT.format(path="src/app.py"), None))
+    assert structured.formatter is None and structured.draft.files[0].path == "src/app.py"
+    assert structured.usage == RunUsage()  # the parser costs nothing
     with pytest.raises(StepFailed, match="no '# title' line"):
-        asyncio.run(structure("no template here", Kind.CRASH, None))
+        asyncio.run(structure("no template here", None))
 
 
 def test_ground_finding_checks_the_files_and_adds_provenance(workspace: Workspace) -> None:
-    structured = asyncio.run(structure(REPORT.format(path="src/app.py"), Kind.CRASH, None))
-    cost = Investigation("…", "scripted", {"requests": 3}, {"explore": 1})
-    finding = ground_finding(structured, workspace, cost, {"exploring": 0.5})
-    assert finding.status is Status.VERIFIED
+    markdown = REPORT.format(path="src/app.py")
+    structured = asyncio.run(structure(markdown, None))
+    cost = Investigation(
+        markdown, "scripted", RunUsage(requests=3, input_tokens=90), {"explore": 1}
+    )
+    finding = ground_finding(
+        structured, workspace, cost, kind=Kind.CRASH, durations={"exploring": 0.5}
+    )
+    assert finding.status is Status.VERIFIED and finding.classification is Kind.CRASH
+    assert finding.report_markdown == markdown
     assert finding.provenance.models == ["scripted"] and finding.provenance.requests == 3
+    assert finding.provenance.input_tokens == 90
     assert finding.provenance.tool_calls == {"explore": 1}
     assert finding.provenance.durations == {"exploring": 0.5}
+
+
+def test_tests_can_swap_the_explorers_model_under_the_whole_pipeline(
+    workspace: Workspace,
+) -> None:
+    """`explorer` is one module-level agent: overriding its model reaches every run, even
+    one configured for the embedded offline model."""
+    model, seen = writer(REPORT.format(path="src/app.py"))
+    with explorer.override(model=model):
+        outcome = diagnose(ReportIn(text=TRACE), workspace)
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
+    assert len(seen) == 1 and outcome.finding.report_markdown == REPORT.format(path="src/app.py")
 
 
 def test_a_trace_from_the_repl_falls_back_to_the_names_the_report_gives(tmp_path: Path) -> None:
@@ -531,9 +608,7 @@ def test_a_real_model_gets_our_suspects_too_not_its_own(workspace: Workspace) ->
     model, _ = writer("The bug: Cart.total in src/app.py lines 8-9 sums None prices.")
     formatter = formatter_answering(
         {
-            "classification": "crash",
-            "title": "None prices in Cart.total",
-            "files": [{"path": "src/app.py", "start_line": 8, "end_line": 9}],
+            **CART_DRAFT,
             "suspects": [{"path": "made/up.py", "line": 1, "score": 9, "source": "frame"}],
         }
     )
