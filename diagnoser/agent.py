@@ -9,8 +9,8 @@ The model is given per run (`explorer.run(..., model=…)`); tests swap it with
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.capabilities import PrepareTools, ProcessHistory
@@ -19,7 +19,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from diagnoser import tools
 from diagnoser.errors import ToolError
-from diagnoser.finding import Level, Role
+from diagnoser.finding import Level, Role, Suspect
 from diagnoser.funnel import Funnel, Stage
 from diagnoser.grounding import check
 from diagnoser.intake.report import Report
@@ -30,6 +30,11 @@ MAP_TOKENS = 1_536
 """Repo map size in the instructions."""
 KEEP_TOOL_RESULTS = 6
 """Tool results older than the last this-many are trimmed from the history."""
+SUSPECTS_HEADER = (
+    "Suspects from the report's frames and names — hints, not facts: "
+    "confirm or reject them by reading."
+)
+"""The first line of the suspects block in the instructions (`suspect_hints`)."""
 TOOL_RETRIES = 2
 """Times one tool call the model got wrong (a bad path, a locked file) may be retried."""
 OUTPUT_RETRIES = 2
@@ -55,6 +60,15 @@ class ExplorerDeps:
     funnel: Funnel
     on_tool: Callable[[str], None] | None = None
     """Told of every tool call as it happens (`read_range src/app.py 8-9 → 281 chars`)."""
+    suspects: Sequence[Suspect] = ()
+    """The run's ranked suspects, shown in the instructions as hints (none: no block)."""
+    map_tokens: int = MAP_TOKENS
+    """Repo map size in the instructions."""
+    keep_tool_results: int | None = KEEP_TOOL_RESULTS
+    """Tool results kept whole in the history (older ones trimmed); None keeps all."""
+    map_text: str | None = field(default=None, init=False)
+    """The focused map, rendered at the run's first request and reused at every later
+    one: the instructions are then the same prefix at every request (prompt caching)."""
 
 
 def map_focus(report: Report) -> list[str]:
@@ -70,11 +84,30 @@ async def offered_tools(
     return [d for d in definitions if ctx.deps.funnel.allows(d.name)]
 
 
-def trim_history(messages: list[ModelMessage]) -> list[ModelMessage]:
-    """Replace all but the last KEEP_TOOL_RESULTS tool results by a one-line stub."""
+def suspect_hints(suspects: Sequence[Suspect]) -> str:
+    """The suspects as the instructions show them, in the ranking's order: one line each,
+    `path:line`, its symbol, its signal and why; "" when there are none."""
+    if not suspects:
+        return ""
+    lines = [SUSPECTS_HEADER]
+    for number, suspect in enumerate(suspects, 1):
+        symbol = f" `{suspect.symbol}`" if suspect.symbol else ""
+        reason = f": {suspect.reason}" if suspect.reason else ""
+        lines.append(
+            f"{number}. `{suspect.path}:{suspect.line}`{symbol} ({suspect.source.value}){reason}"
+        )
+    return "\n".join(lines)
+
+
+def trim_history(
+    messages: list[ModelMessage], keep: int | None = KEEP_TOOL_RESULTS
+) -> list[ModelMessage]:
+    """Replace all but the last `keep` tool results by a one-line stub (None: keep all)."""
+    if keep is None:
+        return messages
     returns = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts
                if isinstance(p, ToolReturnPart)]  # fmt: skip
-    old = {id(p) for p in returns[:-KEEP_TOOL_RESULTS]}
+    old = {id(p) for p in returns[: max(0, len(returns) - keep)]}
     if not old:
         return messages
     trimmed: list[ModelMessage] = []
@@ -94,6 +127,10 @@ def trim_history(messages: list[ModelMessage]) -> list[ModelMessage]:
         else:
             trimmed.append(message)
     return trimmed
+
+
+def _trim(ctx: RunContext[ExplorerDeps], messages: list[ModelMessage]) -> list[ModelMessage]:
+    return trim_history(messages, ctx.deps.keep_tool_results)
 
 
 def _call(ctx: RunContext[ExplorerDeps], what: str, run: Callable[[], object]) -> str:
@@ -117,7 +154,7 @@ explorer: Agent[ExplorerDeps, str] = Agent(
     deps_type=ExplorerDeps,
     output_type=str,
     instructions=INSTRUCTIONS,
-    capabilities=[PrepareTools(offered_tools), ProcessHistory(trim_history)],
+    capabilities=[PrepareTools(offered_tools), ProcessHistory(_trim)],
     retries={"tools": TOOL_RETRIES, "output": OUTPUT_RETRIES},
     name="explorer",
 )
@@ -126,8 +163,18 @@ explorer: Agent[ExplorerDeps, str] = Agent(
 
 @explorer.instructions
 def repo_map(ctx: RunContext[ExplorerDeps]) -> str:
-    text = ctx.deps.workspace.repository.map(focus=map_focus(ctx.deps.report), tokens=MAP_TOKENS)
-    return f"Repository map (line numbers are signature lines):\n{text}"
+    deps = ctx.deps
+    if deps.map_text is None:
+        repository = deps.workspace.repository
+        deps.map_text = repository.map(focus=map_focus(deps.report), tokens=deps.map_tokens)
+    return f"Repository map (line numbers are signature lines):\n{deps.map_text}"
+
+
+@explorer.instructions
+def hints(ctx: RunContext[ExplorerDeps]) -> str:
+    """After the map, so the prefix (instructions, map, suspects) is the same at every
+    request of a run."""
+    return suspect_hints(ctx.deps.suspects)
 
 
 @explorer.output_validator

@@ -43,7 +43,7 @@ from pydantic_ai.exceptions import AgentRunError, UnexpectedModelBehavior
 from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from diagnoser.agent import ExplorerDeps, explorer
+from diagnoser.agent import KEEP_TOOL_RESULTS, MAP_TOKENS, ExplorerDeps, explorer
 from diagnoser.candidates import Candidate, rank_candidates
 from diagnoser.commit import head_commit
 from diagnoser.constants import RUN_TIMEOUT_SECONDS
@@ -216,10 +216,12 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
     mapped = sum(1 for f in report.frames if f.in_app)
     run.move(State.MAPPED, f"{mapped} in-app frames of {len(report.frames)}")
     ranked = await asyncio.to_thread(rank_candidates, report, workspace, limit=SUSPECT_CANDIDATES)
+    suspected = suspects(ranked)
     run.move(State.EXPLORING, f"model {_name(job.model)}")
     investigation = await investigate(
         report, workspace, job.model, funnel=_follow(run),
         on_tool=lambda detail: run.soon(run.note, f"tool {detail}"), candidates=ranked,
+        suspects=suspected,
     )  # fmt: skip
     if run.state is not State.REPORTING:  # the model wrote without passing every stage
         run.move(State.REPORTING, "report written")
@@ -229,7 +231,7 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
     run.move(State.GROUNDING, f"{len(found.files)} locations, {len(found.changes)} changes")
     grounded = await asyncio.to_thread(
         ground_finding, structured, workspace, investigation, kind=kind,
-        durations=dict(run.durations), suspected=suspects(ranked),
+        durations=dict(run.durations), suspected=suspected,
     )  # fmt: skip
     run.move(State.COMPLETE, grounded.status.value)
     grounded = grounded.model_copy(update={"triage": report.classification})
@@ -262,18 +264,25 @@ async def investigate(
     funnel: Funnel | None = None,
     on_tool: Callable[[str], None] | None = None,
     candidates: Sequence[Candidate] | None = None,
+    suspects: Sequence[Suspect] = (),
+    map_tokens: int = MAP_TOKENS,
+    keep_tool_results: int | None = KEEP_TOOL_RESULTS,
 ) -> Investigation:
     """The explorer through the funnel (explore → deep-dive → report): its markdown.
 
     `offline` is built here from the report and the run's ranking, `candidates` (without
-    one it ranks for itself: blocking, so in a worker thread). `funnel.listener` and
-    `on_tool` are called from the worker threads the tools run in. Raises StepFailed
-    when the model run fails (a provider's own errors too: connection, auth, limits)."""
+    one it ranks for itself: blocking, so in a worker thread). `suspects` are shown to
+    the model as hints beside a `map_tokens` repo map; tool results older than the last
+    `keep_tool_results` are trimmed (None: none are). `funnel.listener` and `on_tool` are
+    called from the worker threads the tools run in. Raises StepFailed when the model
+    run fails (a provider's own errors too: connection, auth, limits)."""
     chosen = model
     if model == MODEL_NAME:
         chosen = await asyncio.to_thread(offline_model, report, workspace, candidates)
-    deps = ExplorerDeps(workspace=workspace, report=report, funnel=funnel or Funnel())
-    deps.on_tool = on_tool
+    deps = ExplorerDeps(
+        workspace=workspace, report=report, funnel=funnel or Funnel(), on_tool=on_tool,
+        suspects=list(suspects), map_tokens=map_tokens, keep_tool_results=keep_tool_results,
+    )  # fmt: skip
     try:
         result = await _explore(deps, chosen)
     except Exception as exc:

@@ -147,3 +147,29 @@ def test_old_tool_results_are_trimmed_from_history() -> None:
     ]
     assert kept[:3] == ["[trimmed: 500 chars, read again if needed]"] * 3
     assert kept[3:] == ["x" * 500] * 6
+
+
+def test_trimming_keeps_what_it_is_told_and_none_keeps_all() -> None:
+    messages: list[ModelMessage] = []
+    for i in range(4):
+        messages.append(ModelResponse(parts=[ToolCallPart("grep", {}, tool_call_id=f"c{i}")]))
+        messages.append(ModelRequest(parts=[ToolReturnPart("grep", f"r{i}", tool_call_id=f"c{i}")]))
+    contents = [str(p.content) for m in trim_history(messages, 1) if isinstance(m, ModelRequest)
+                for p in m.parts]  # fmt: skip
+    assert [c.startswith("[trimmed") for c in contents] == [True, True, True, False]
+    assert trim_history(messages, None) is messages
+
+
+def test_the_runs_trimming_applies_to_what_the_model_sees(workspace: Workspace) -> None:
+    """`keep_tool_results` on the deps: 1 → the model's last request shows one whole result
+    of five; None → all five."""
+    seen: dict[int | None, list[str]] = {}
+    for keep in (1, None):
+        offered: list[set[str]] = []
+        steps = [ModelResponse(parts=[ToolCallPart("grep", {"pattern": "cart"})])] * 5
+        run_deps = deps(workspace, Funnel(explore_budget=5, deep_dive_budget=1))
+        run_deps.keep_tool_results = keep
+        result = run([*steps, ModelResponse(parts=[TextPart(REPORT)])], offered, run_deps)
+        seen[keep] = [body for _, body in returns(result.all_messages())]
+    assert sum(not b.startswith("[trimmed") for b in seen[1]) == 1
+    assert len(seen[None]) == 5 and not any(b.startswith("[trimmed") for b in seen[None])

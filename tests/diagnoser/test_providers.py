@@ -20,6 +20,7 @@ from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 
+from diagnoser.agent import SUSPECTS_HEADER
 from diagnoser.events import State
 from diagnoser.finding import Status
 from diagnoser.funnel import STAGE_TOOLS, Stage
@@ -188,6 +189,25 @@ def test_the_instructions_stay_the_same_for_the_whole_run_on_anthropic(
 ) -> None:
     run(fake, replies(*CAREFUL), demo, wire=Wire.MESSAGES)
     first = fake.requests[0].instructions
+    assert [r.instructions for r in fake.requests] == [first] * len(fake.requests)
+
+
+@pytest.mark.parametrize("wire", [Wire.CHAT, Wire.RESPONSES])
+def test_the_runs_suspects_reach_the_provider_as_hints_in_every_requests_instructions(
+    fake: FakeProvider, demo: Workspace, wire: Wire
+) -> None:
+    """The ranking's suspects, with their reasons, close the instructions the provider
+    receives — the same text at every request — and are the Finding's suspects."""
+    outcome = run(fake, replies(*CAREFUL), demo, wire=wire)
+    assert outcome.finding is not None
+    first = fake.requests[0].instructions
+    block = first[first.index(SUSPECTS_HEADER) :].splitlines()
+    assert first.index("Repository map") < first.index(SUSPECTS_HEADER)
+    suspects = outcome.finding.suspects
+    assert len(block) == 1 + len(suspects) and suspects[0].reason
+    for line, suspect in zip(block[1:], suspects, strict=True):
+        assert f"`{suspect.path}:{suspect.line}`" in line and line.endswith(suspect.reason)
+    assert any(f"`{STORE}:" in line for line in block)  # the planted bug's file is a suspect
     assert [r.instructions for r in fake.requests] == [first] * len(fake.requests)
 
 
