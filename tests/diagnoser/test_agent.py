@@ -100,7 +100,8 @@ SUSPECTS = [
             reason="where it failed: the innermost in-app frame"),
     Suspect(path="src/views.py", symbol="view", line=5, score=0.5, source=Signal.FRAME,
             reason="trace frame on the path to the failure"),
-    Suspect(path="README.md", line=1, score=0.1, source=Signal.WORDS),
+    Suspect(path="README.md", line=1, score=0.1, source=Signal.WORDS, reason="shares words"),
+    Suspect(path="secrets.py", line=1, score=0.1, source=Signal.WORDS, reason="shares words"),
 ]  # fmt: skip
 INVESTIGATION = [
     ToolCallPart("grep", {"pattern": "total"}),
@@ -146,7 +147,8 @@ def test_the_suspects_are_hints_after_the_map_with_their_reasons_in_ranking_orde
         SUSPECTS_HEADER,
         "1. `src/app.py:9` `Cart.total` (frame): where it failed: the innermost in-app frame",
         "2. `src/views.py:5` `view` (frame): trace frame on the path to the failure",
-        "3. `README.md:1` (words)",
+        "3. `README.md:1` (words): shares words",
+        "4. `secrets.py:1` (words)",  # a reason said once is not repeated
     ]
     # after the static instructions and the map: the block ends the prefix
     assert instructions.index(INSTRUCTIONS) < instructions.index("Repository map")

@@ -15,7 +15,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from diagnoser.agent import ExplorerDeps, explorer, trim_history
+from diagnoser.agent import TRIMMED, ExplorerDeps, explorer, trim_history
 from diagnoser.draft import Draft
 from diagnoser.finding import Location, RootCause
 from diagnoser.funnel import Funnel, Stage
@@ -72,6 +72,7 @@ def test_stages_offer_only_their_tools_and_refuse_locked_ones(workspace: Workspa
         ModelResponse(parts=[TextPart(REPORT)]),
     ]
     run_deps = deps(workspace)
+    run_deps.keep_tool_results = None  # the history as it was, untrimmed
     result = run(steps, offered, run_deps)
     assert offered[0] == {"grep", "read_range", "list_dir", "find_symbol", "focus"}
     assert offered[3] == {"read_range", "conclude"}
@@ -173,3 +174,21 @@ def test_the_runs_trimming_applies_to_what_the_model_sees(workspace: Workspace) 
         seen[keep] = [body for _, body in returns(result.all_messages())]
     assert sum(not b.startswith("[trimmed") for b in seen[1]) == 1
     assert len(seen[None]) == 5 and not any(b.startswith("[trimmed") for b in seen[None])
+
+
+def test_after_focus_only_reads_of_focused_files_stay_and_a_stub_stays_as_it_is() -> None:
+    """Discovery is over once the run focuses: what grep found and reads of other files
+    are stubbed; the focused file's read and everything after the focus stay."""
+    calls = [("grep", {"pattern": "total"}), ("read_range", {"path": "src/app.py"}),
+             ("read_range", {"path": "src/views.py"}), ("focus", {"locations": ["src/app.py:8-9"]}),
+             ("read_range", {"path": "src/views.py"})]  # fmt: skip
+    messages: list[ModelMessage] = []
+    for i, (name, args) in enumerate(calls):
+        messages.append(ModelResponse(parts=[ToolCallPart(name, args, tool_call_id=f"c{i}")]))
+        messages.append(ModelRequest(parts=[ToolReturnPart(name, f"r{i}", tool_call_id=f"c{i}")]))
+    once = trim_history(messages, 6, focused={"src/app.py"})
+    contents = [str(p.content) for m in once if isinstance(m, ModelRequest) for p in m.parts]
+    assert [c.startswith(TRIMMED) for c in contents] == [True, False, True, False, False]
+    assert trim_history(once, 6, focused={"src/app.py"}) == once  # stubs are not re-stubbed
+    assert trim_history(messages, 6) == messages  # not focused yet: nothing to drop
+    assert trim_history(messages, None, focused={"src/app.py"}) is messages

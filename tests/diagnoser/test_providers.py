@@ -205,8 +205,12 @@ def test_the_runs_suspects_reach_the_provider_as_hints_in_every_requests_instruc
     assert first.index("Repository map") < first.index(SUSPECTS_HEADER)
     suspects = outcome.finding.suspects
     assert len(block) == 1 + len(suspects) and suspects[0].reason
+    said: set[str] = set()
     for line, suspect in zip(block[1:], suspects, strict=True):
-        assert f"`{suspect.path}:{suspect.line}`" in line and line.endswith(suspect.reason)
+        assert f"`{suspect.path}:{suspect.line}` `{suspect.symbol}`" in line
+        assert line.endswith(f"({suspect.source.value})" if suspect.reason in said
+                             else f"({suspect.source.value}): {suspect.reason}")  # fmt: skip
+        said.add(suspect.reason)
     assert any(f"`{STORE}:" in line for line in block)  # the planted bug's file is a suspect
     assert [r.instructions for r in fake.requests] == [first] * len(fake.requests)
 
