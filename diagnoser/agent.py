@@ -299,7 +299,9 @@ def find_symbol(ctx: RunContext[ExplorerDeps], name: str) -> str:
     return _call(ctx, name, lambda: tools.find_symbol(ctx.deps.workspace, name))
 
 
-@explorer.tool
+# `focus` and `conclude` change the stage: each runs alone, after the calls the model made
+# before it in the same turn (so those count in the stage they were made in).
+@explorer.tool(sequential=True)
 def focus(ctx: RunContext[ExplorerDeps], locations: list[str]) -> str:
     """Commit to the likely fault locations and move to the deep-dive.
 
@@ -310,7 +312,7 @@ def focus(ctx: RunContext[ExplorerDeps], locations: list[str]) -> str:
     return f"focused on {', '.join(ctx.deps.funnel.focused)}; read them, then conclude()"
 
 
-@explorer.tool
+@explorer.tool(sequential=True)
 def conclude(ctx: RunContext[ExplorerDeps]) -> str:
     """Stop investigating; write the report next."""
     ctx.deps.funnel.conclude()

@@ -192,3 +192,26 @@ def test_after_focus_only_reads_of_focused_files_stay_and_a_stub_stays_as_it_is(
     assert trim_history(once, 6, focused={"src/app.py"}) == once  # stubs are not re-stubbed
     assert trim_history(messages, 6) == messages  # not focused yet: nothing to drop
     assert trim_history(messages, None, focused={"src/app.py"}) is messages
+
+
+def test_a_read_batched_with_conclude_counts_in_the_deep_dive(workspace: Workspace) -> None:
+    """`focus` and `conclude` are barriers: they run after the calls made before them in
+    the same turn, so a read batched with `conclude()` is a deep-dive read."""
+    read = ToolCallPart("read_range", {"path": "src/app.py", "start": 8, "end": 9})
+    steps = [
+        ModelResponse(parts=[ToolCallPart("focus", {"locations": ["src/app.py:8-9"]})]),
+        ModelResponse(parts=[read, ToolCallPart("conclude", {})]),
+        ModelResponse(parts=[TextPart(REPORT)]),
+    ]
+    barriers: list[set[str]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        barriers.append({t.name for t in info.function_tools if t.sequential})
+        return steps[len(barriers) - 1]
+
+    run_deps = deps(workspace)
+    with explorer.override(model=FunctionModel(respond)):
+        result = explorer.run_sync("go", deps=run_deps)
+    assert barriers[:2] == [{"focus"}, {"conclude"}]
+    assert run_deps.funnel.calls == {Stage.EXPLORE: 0, Stage.DEEP_DIVE: 1, Stage.REPORT: 0}
+    assert result.output == REPORT
