@@ -10,7 +10,8 @@ an explicit state machine (`diagnoser.events`: `State`, `TRANSITIONS`, `Event`).
     ground_finding  Structured → Finding (grounded)   grounding, complete      in a thread
 
 The ranking (`rank_candidates`) is computed once per run, whatever the model: the offline
-model reads its first places, and the Finding lists its distinct files as `suspects`.
+model reads its first places, every model is shown its distinct files as `suspects` (hints
+in the explorer's instructions), and the Finding lists them.
 
 Control flow is plain Python; a model is called only inside `investigate` (one run of
 `agent.explorer` through the funnel) and, for a report off the template, `structure` (the
