@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NoReturn
 
 from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.capabilities import PrepareTools, ProcessHistory
@@ -31,7 +32,9 @@ MAP_TOKENS = 1_536
 KEEP_TOOL_RESULTS = 6
 """Tool results older than the last this-many are trimmed from the history."""
 TOOL_RETRIES = 2
-"""Times one tool call the model got wrong (a bad path, a locked file) may be retried."""
+"""Times a tool call whose arguments do not validate may be retried."""
+REFUSED = "refused:"
+"""How a tool's answer starts when it would not do what was asked (and says why)."""
 OUTPUT_RETRIES = 2
 """Times a report off the template or off the files goes back to the model with the
 exact mismatch; the answer after the last retry is taken as it is (grounding then drops
@@ -97,15 +100,25 @@ def trim_history(messages: list[ModelMessage]) -> list[ModelMessage]:
 
 
 def _call(ctx: RunContext[ExplorerDeps], what: str, run: Callable[[], object]) -> str:
-    """Run one tool: count it against the funnel, report it, turn its errors into retries."""
+    """Run one tool: count it against the funnel, report it, answer its errors in words.
+
+    A refusal (a secret, a path outside the repository, a file the deep-dive does not
+    allow) is an ordinary answer, not a `ModelRetry`: pydantic-ai ends a run after
+    TOOL_RETRIES retries of one tool in a row, so a report that talks the model into
+    asking for `.env` three times would end the run `failed`. The funnel's budget, which
+    every call spends, bounds a model that keeps asking."""
     ctx.deps.funnel.spend()
     try:
         text = str(run())
     except ToolError as exc:
         _tell(ctx, f"{ctx.tool_name} {what} → refused: {exc}")
-        raise ModelRetry(str(exc)) from None
+        return f"{REFUSED} {exc}"
     _tell(ctx, f"{ctx.tool_name} {what} → {len(text)} chars")
     return text
+
+
+def _refuse(message: str) -> NoReturn:
+    raise ToolError(message)
 
 
 def _tell(ctx: RunContext[ExplorerDeps], event: str) -> None:
@@ -178,7 +191,11 @@ def read_range(ctx: RunContext[ExplorerDeps], path: str, start: int, end: int) -
     funnel = ctx.deps.funnel
     if funnel.stage is Stage.DEEP_DIVE and not _near_focus(ctx.deps, path):
         allowed = sorted(funnel.focused_paths())
-        raise ModelRetry(f"in deep-dive only focused files and their neighbours: {allowed}")
+        return _call(
+            ctx,
+            path,
+            lambda: _refuse(f"in deep-dive only focused files and their neighbours: {allowed}"),
+        )
     return _call(
         ctx,
         f"{path} {start}-{end}",

@@ -338,9 +338,7 @@ OBEYING = (
     call("conclude"),
 )
 """A model that obeys the report and the code comment at every step, even focusing on the
-secrets so that the deep-dive's own gate lets them through to the workspace's. Its refused reads
-are never three in a row: pydantic-ai ends the run at a tool's third failure without a
-success between (see the next test)."""
+secrets so that the deep-dive's own gate lets them through to the workspace's."""
 FORBIDDEN = (0, 2, 3, 4, 5, 8, 9)
 """The calls in OBEYING that must read nothing."""
 
@@ -384,15 +382,17 @@ def test_an_injected_report_and_comment_read_nothing_denied_or_outside(
     assert outcome.finding.provenance.tool_calls == {"explore": 7, "deep_dive": 3, "report": 0}
 
 
-def test_a_model_that_keeps_asking_for_secrets_fails_the_run_having_read_none(
+def test_a_model_that_keeps_asking_for_secrets_still_ends_in_a_finding_having_read_none(
     fake: FakeProvider, hostile: Workspace
 ) -> None:
-    """Fail-closed: each refusal goes back to the model as a retry; the third refusal of
-    one tool in a row ends the run `failed` (pydantic-ai's tool retries, `retries=2`)."""
-    script = replies(*(OBEYING[i] for i in (0, 2, 4)))
+    """A refusal is an answer, not a retry: refused reads in a row do not end the run
+    (pydantic-ai would end it at a tool's third retry); the funnel's budget bounds them."""
+    secrets = [OBEYING[i] for i in (0, 2, 4)]
+    script = replies(*secrets, *secrets, call("focus", locations=["src/app.py:8-9"]),
+                     call("conclude"), Text(cart_report()))  # fmt: skip
     outcome = run(fake, script, hostile, HOSTILE_TRACE, wire=Wire.CHAT)
-    assert outcome.state is State.FAILED and outcome.finding is None
-    assert "exceeded max retries" in outcome.reason
-    refusals = [r.text for r in fake.requests[-1].results()]
-    assert len(refusals) == 2 and all("refused" in text for text in refusals)
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
+    assert outcome.finding.status is Status.VERIFIED
+    refusals = [fake.requests[i + 1].results()[-1].text for i in range(len(secrets) * 2)]
+    assert all(text.startswith("refused:") for text in refusals), refusals
     assert SECRET not in every_text(fake) and PASSWD_LINE not in every_text(fake)
