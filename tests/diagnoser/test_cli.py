@@ -169,7 +169,7 @@ def test_the_models_default_to_the_settings_and_a_flag_overrides_them(
     monkeypatch.setenv("DIAGNOSER_MODEL", "nonsense:foo")
     code, out, err = run(capsys, "diagnose", str(CRASH), "--quiet")
     assert code == EXIT_USAGE and out == ""
-    assert err.startswith("error: DIAGNOSER_MODEL 'nonsense:foo' is not usable")
+    assert err.startswith("error: DIAGNOSER_MODEL 'nonsense:foo': Unknown model")
     code, out, _ = run(capsys, "doctor")  # the doctor checks what a run would use
     assert code == EXIT_FAILED and "FAIL model: model 'nonsense:foo'" in out
     code, out, _ = run(capsys, "diagnose", str(CRASH), "--quiet", "--model", "offline")

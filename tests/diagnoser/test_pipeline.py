@@ -16,11 +16,12 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from diagnoser import offline, pipeline, tools
+from diagnoser import models, offline, pipeline, tools
 from diagnoser.candidates import rank_candidates
 from diagnoser.events import TERMINAL, TRANSITIONS, Event, State
 from diagnoser.finding import MAX_SUSPECTS, Signal, Status
 from diagnoser.intake import IntakeError, Kind, ReportIn, Source, from_payload
+from diagnoser.models import RoleModels
 from diagnoser.pipeline import (
     Investigation,
     Outcome,
@@ -151,7 +152,7 @@ def test_a_hallucinated_path_goes_back_as_a_retry_and_the_corrected_report_verif
     workspace: Workspace,
 ) -> None:
     model, seen = writer(REPORT.format(path="src/cart.py"), REPORT.format(path="src/app.py"))
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=model)
+    outcome = diagnose(ReportIn(text=TRACE), workspace, models=RoleModels.using(model))
     assert outcome.state is State.COMPLETE and outcome.finding is not None
     assert outcome.finding.status is Status.VERIFIED
     assert "files[0]: no such file: src/cart.py" in seen[1]
@@ -161,7 +162,7 @@ def test_output_that_never_fits_the_template_ends_failed_with_the_reason(
     workspace: Workspace,
 ) -> None:
     model, seen = writer("I think it is probably the cart, good luck!")
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=model)
+    outcome = diagnose(ReportIn(text=TRACE), workspace, models=RoleModels.using(model))
     assert outcome.state is State.FAILED and outcome.finding is None
     assert "no '# title' line" in outcome.reason
     assert len(seen) == 3  # the first answer and two bounded retries
@@ -171,7 +172,9 @@ def test_a_model_that_never_stops_hits_the_usage_limit_and_fails(workspace: Work
     def forever(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[ToolCallPart("list_dir", {"path": "."})])
 
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=FunctionModel(forever))
+    outcome = diagnose(
+        ReportIn(text=TRACE), workspace, models=RoleModels.using(FunctionModel(forever))
+    )
     assert outcome.state is State.FAILED and outcome.finding is None
     assert outcome.reason
 
@@ -180,7 +183,9 @@ def test_a_provider_error_ends_the_run_failed_saying_why(workspace: Workspace) -
     def unreachable(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         raise ConnectionRefusedError("connection refused by 127.0.0.1:9")
 
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=FunctionModel(unreachable))
+    outcome = diagnose(
+        ReportIn(text=TRACE), workspace, models=RoleModels.using(FunctionModel(unreachable))
+    )
     assert outcome.state is State.FAILED and outcome.finding is None
     assert outcome.reason == "ConnectionRefusedError: connection refused by 127.0.0.1:9"
     assert outcome.events[-1].detail == f"the model run failed: {outcome.reason}"
@@ -191,7 +196,9 @@ def test_a_slow_model_times_out(workspace: Workspace) -> None:
         await asyncio.sleep(5)
         return ModelResponse(parts=[TextPart("# late")])
 
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=FunctionModel(slow), timeout=0.2)
+    outcome = diagnose(
+        ReportIn(text=TRACE), workspace, models=RoleModels.using(FunctionModel(slow)), timeout=0.2
+    )
     assert outcome.state is State.TIMED_OUT and outcome.finding is None
 
 
@@ -227,7 +234,7 @@ def test_an_off_template_report_goes_to_the_formatter_model(workspace: Workspace
             ],
         }
     )
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=model, formatter=formatter)
+    outcome = diagnose(ReportIn(text=TRACE), workspace, models=RoleModels.using(model, formatter))
     assert outcome.state is State.COMPLETE and outcome.finding is not None
     assert outcome.finding.status is Status.VERIFIED
     assert outcome.finding.provenance.models[-1] == "cheap-formatter"
@@ -351,7 +358,13 @@ def test_the_timeout_fires_while_a_tool_is_still_running(
 
     workspace.warm()
     model = FunctionModel(lister)
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=model, timeout=1.0, sink=blocker.sink)
+    outcome = diagnose(
+        ReportIn(text=TRACE),
+        workspace,
+        models=RoleModels.using(model),
+        timeout=1.0,
+        sink=blocker.sink,
+    )
     assert outcome.state is State.TIMED_OUT and outcome.report is not None
     assert outcome.reason == "timed out after 1 s in exploring"
     assert blocker.threads and blocker.blocked_at_the_end is True
@@ -369,8 +382,10 @@ def test_blocking_steps_run_off_the_loop(
 
         return run
 
-    for name in ("build_report", "rank_candidates", "offline_model", "ground", "head_commit"):
+    for name in ("build_report", "rank_candidates", "ground", "head_commit"):
         monkeypatch.setattr(pipeline, name, recording(name, getattr(pipeline, name)))
+    # the offline model is built by the resolver, in the run's worker thread
+    monkeypatch.setattr(models, "offline_model", recording("offline_model", models.offline_model))
 
     async def from_a_server() -> tuple[Outcome, int]:
         return await diagnose_async(ReportIn(text=TRACE), workspace), get_ident()
@@ -537,7 +552,7 @@ def test_a_real_model_gets_our_suspects_too_not_its_own(workspace: Workspace) ->
             "suspects": [{"path": "made/up.py", "line": 1, "score": 9, "source": "frame"}],
         }
     )
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=model, formatter=formatter)
+    outcome = diagnose(ReportIn(text=TRACE), workspace, models=RoleModels.using(model, formatter))
     assert outcome.finding is not None and outcome.finding.suspects
     assert outcome.finding.suspects[0].path == "src/app.py"
     assert "made/up.py" not in [s.path for s in outcome.finding.suspects]
