@@ -202,6 +202,6 @@ def test_run_checks_checks_each_served_repository(
 ) -> None:
     repo = make_repo({"a.py": "A = 1\n"})
     checks = run_checks(
-        models={}, demo_repo=tmp_path, database_url=default_database_url(), repos={"demo": repo}
+        models=(), demo_repo=tmp_path, database_url=default_database_url(), repos={"demo": repo}
     )
     assert [c.name for c in checks][-1] == "repository demo" and checks[-1].passed

@@ -385,7 +385,7 @@ def test_blocking_steps_run_off_the_loop(
     for name in ("build_report", "rank_candidates", "ground", "head_commit"):
         monkeypatch.setattr(pipeline, name, recording(name, getattr(pipeline, name)))
     # the offline model is built by the resolver, in the run's worker thread
-    monkeypatch.setattr(models, "offline_model", recording("offline_model", models.offline_model))
+    monkeypatch.setattr(models, "offline_model", recording("offline_model", offline.offline_model))
 
     async def from_a_server() -> tuple[Outcome, int]:
         return await diagnose_async(ReportIn(text=TRACE), workspace), get_ident()
