@@ -189,8 +189,10 @@ def resolve_models(
     for position, (spec, setting) in enumerate(chain):
         if is_offline(spec):
             if position != len(chain) - 1:
+                later, blamed = chain[position + 1]
                 raise ConfigError(
-                    f"{setting}: '{OFFLINE}' never fails, so nothing after it is tried; put it last"
+                    f"{blamed}: {later!r} comes after '{OFFLINE}' ({setting}), which never "
+                    f"fails, so it is never tried; put '{OFFLINE}' last"
                 )
             continue
         built.append(resolve_model(spec, setting=setting, endpoint=explorer,

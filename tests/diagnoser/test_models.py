@@ -197,9 +197,13 @@ def test_a_fallback_chain_ends_in_offline_built_per_run(
 
 
 def test_offline_only_ends_a_chain_and_alone_is_one_model(workspace: Workspace) -> None:
-    with pytest.raises(ConfigError, match=r"^DIAGNOSER_MODEL: 'offline' never fails.*put it last"):
+    with pytest.raises(ConfigError) as error:
         resolve_models(Settings(fallback_models=("test",)))
-    with pytest.raises(ConfigError, match=r"^--fallback-models: 'offline' never fails"):
+    assert str(error.value) == (
+        "DIAGNOSER_FALLBACK_MODELS: 'test' comes after 'offline' (DIAGNOSER_MODEL), which "
+        "never fails, so it is never tried; put 'offline' last"
+    )
+    with pytest.raises(ConfigError, match=r"^--fallback-models: 'test' comes after 'offline'"):
         resolve_models(Settings(), model="test", fallback_models="offline, test")
     alone = resolve_models(Settings())
     assert alone.explorer == ModelChoice() and alone.formatter is None
