@@ -5,9 +5,10 @@
 
 Packages: `intake/` (report → normalized `Report`), `tools/` (the four read-only tools
 over a `Workspace`), `render/` (JSON, Markdown, SARIF); modules: `funnel`, `agent`,
-`offline` (the embedded investigator), `template`, `grounding`, `events` (states and
-events of a run), `pipeline`, `registry` (configured repositories by name), `commit`,
-`errors` (the one error tree), `settings`, `cli`.
+`offline` (the embedded investigator), `models` (model specs → PydanticAI models and
+fallback chains), `template`, `grounding`, `events` (states and events of a run),
+`pipeline`, `registry` (configured repositories by name), `commit`, `errors` (the one
+error tree), `settings`, `cli`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from diagnoser.intake import (
     build_report,
     from_payload,
 )
+from diagnoser.models import ModelChoice, RoleModels, resolve_models
 from diagnoser.pipeline import Outcome, diagnose, diagnose_async
 from diagnoser.registry import TreeState, Workspaces
 from diagnoser.settings import Settings, load_settings
@@ -35,11 +37,13 @@ __all__ = [
     "Event",
     "Finding",
     "IntakeError",
+    "ModelChoice",
     "Outcome",
     "PathRefused",
     "PayloadTooLarge",
     "Report",
     "ReportIn",
+    "RoleModels",
     "Settings",
     "State",
     "Status",
@@ -54,4 +58,5 @@ __all__ = [
     "diagnose_async",
     "from_payload",
     "load_settings",
+    "resolve_models",
 ]
