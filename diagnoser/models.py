@@ -179,7 +179,8 @@ def resolve_models(
     """Every role's models from `settings`; a flag given (`--model`…) wins over its
     setting. ConfigError, one line naming what to set, on the first unusable one."""
     explorer = Endpoint.explorer(settings)
-    chain = [_named(model, "--model", settings.model, "DIAGNOSER_MODEL")]
+    first, blame = _named(model, "--model", settings.model, "DIAGNOSER_MODEL")
+    chain = [(first or "", blame)]
     if fallback_models is not None:
         chain += [(s.strip(), "--fallback-models") for s in fallback_models.split(",") if s.strip()]
     else:
@@ -322,7 +323,7 @@ def _probes(spec: str, setting: str, model: Model, endpoint: Endpoint) -> list[P
 
 def _named(
     flag_value: str | None, flag: str, setting_value: str | None, variable: str
-) -> tuple[Any, str]:
+) -> tuple[str | None, str]:
     """A flag's spec, else the setting's, with the name to blame for a bad one."""
     return (flag_value, flag) if flag_value is not None else (setting_value, variable)
 
