@@ -9,6 +9,20 @@ from pathlib import Path
 OFFLINE_MODEL = "offline"
 """The embedded investigator's model name: the default `--model` / `DIAGNOSER_MODEL`."""
 
+REQUEST_LIMIT = 30
+"""Model requests per investigation: the funnel needs ~12; this is the outer bound."""
+
+EXPLORER_TEMPERATURE = 0.2
+"""Low: the explorer reasons over evidence, creativity only adds wrong guesses."""
+EXPLORER_MAX_TOKENS = 4_096
+"""Output tokens of one explorer response: the template report is ~1k; room to spare."""
+FORMATTER_TEMPERATURE = 0.0
+"""The formatter only extracts."""
+FORMATTER_MAX_TOKENS = 4_096
+"""A Finding's JSON with a few diffs fits."""
+MODEL_REQUEST_SECONDS = 120.0
+"""One model request; a provider slower than this fails it (then the fallback answers)."""
+
 RUN_TIMEOUT_SECONDS = 300.0
 """One diagnosis, every step included, ends `timed_out` after this long."""
 

@@ -24,6 +24,7 @@ from diagnoser.events import State
 from diagnoser.finding import Status
 from diagnoser.funnel import STAGE_TOOLS, Stage
 from diagnoser.intake import ReportIn
+from diagnoser.models import RoleModels
 from diagnoser.pipeline import Outcome, diagnose
 from diagnoser.workspace import Workspace
 from tests.diagnoser.conftest import SECRET
@@ -93,8 +94,9 @@ def run(
     """One diagnosis with the explorer (and the formatter, if any) on `fake`."""
     fake.replay(script)
     outcome = diagnose(
-        ReportIn(text=text), workspace, model=model_for(wire, fake),
-        formatter=model_for(formatter, fake) if formatter else None,
+        ReportIn(text=text), workspace, models=RoleModels.using(
+            model_for(wire, fake), model_for(formatter, fake) if formatter else None
+        ),
     )  # fmt: skip
     assert not fake.failures, fake.failures[0]
     return outcome
