@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from diagnoser.errors import ConfigError
-from diagnoser.models import OFFLINE, Endpoint, is_offline, resolve_model
+from diagnoser.models import OFFLINE, TRIAGE_NOT_OFFLINE, Endpoint, is_offline, resolve_model
 from diagnoser.settings import Settings
 from repomap import DenyList, data_home
 from repomap.coverage import check_coverage
@@ -33,8 +33,11 @@ from repomap.languages import LANGUAGES, parser_for, query_for
 EXPLORER_ROLE = "model"
 FALLBACK_ROLE = "fallback model"
 FORMATTER_ROLE = "formatter model"
+TRIAGE_ROLE = "triage model"
 """The roles checked; `offline` can fill the explorer's and end its fallbacks, never the
-formatter's (it writes the template itself, it cannot structure another's report)."""
+formatter's (it writes the template itself, it cannot structure another's report) nor
+the triage model's (the rules already are the offline triage)."""
+_NOT_OFFLINE = frozenset({FORMATTER_ROLE, TRIAGE_ROLE})
 PROBE_TIMEOUT_SECONDS = 5.0
 PROBE_FILE = ".doctor"
 POSTGRES_PORT = 5432
@@ -164,8 +167,9 @@ def check_models(
     formatter_model: str | None = None,
     fallback_models: str | None = None,
 ) -> list[Check]:
-    """A check per model of every role — the explorer, each fallback, the formatter —
-    with its own base URL and key; a flag given wins over its setting."""
+    """A check per model of every role — the explorer, each fallback, the formatter, a
+    triage model of its own — with its own base URL and key; a flag given wins over its
+    setting."""
     explorer = Endpoint.explorer(settings)
     fallbacks = (
         [s.strip() for s in fallback_models.split(",") if s.strip()]
@@ -183,17 +187,22 @@ def check_models(
     formatter = formatter_model if formatter_model is not None else settings.formatter_model
     if formatter is not None:
         checks.append(check_model(FORMATTER_ROLE, formatter, endpoint=Endpoint.formatter(settings)))
+    if settings.triage_enabled and settings.triage_model is not None:  # else: the formatter
+        triage = settings.triage_model
+        checks.append(check_model(TRIAGE_ROLE, triage, endpoint=Endpoint.formatter(settings)))
     return checks
 
 
 def check_model(role: str, model: str, *, endpoint: Endpoint | None = None) -> Check:
     """The model string resolves to a PydanticAI model (provider package installed, key
     set), and its endpoint answers when it has one."""
-    if is_offline(model) and role != FORMATTER_ROLE:
+    if is_offline(model) and role not in _NOT_OFFLINE:
         return Check(role, True, f"'{OFFLINE}' (embedded, no key needed)")
+    if is_offline(model) and role == TRIAGE_ROLE:
+        return Check(role, False, f"{role} {TRIAGE_NOT_OFFLINE}")
     try:
         resolved = resolve_model(
-            model, setting=role, endpoint=endpoint, offline_allowed=role != FORMATTER_ROLE
+            model, setting=role, endpoint=endpoint, offline_allowed=role not in _NOT_OFFLINE
         )
     except ConfigError as exc:
         return Check(role, False, str(exc))

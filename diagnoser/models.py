@@ -69,6 +69,11 @@ BASE_URL_VARIABLES = {
     "groq": "GROQ_BASE_URL",
 }
 """The providers' own base-URL variables: set, the endpoint is explicit and is probed."""
+TRIAGE_NOT_OFFLINE = (
+    f"cannot be '{OFFLINE_MODEL}': the rules already are the offline triage; leave it "
+    "unset, or set DIAGNOSER_TRIAGE_ENABLED=false"
+)
+"""Said of a triage model set to `offline` (at start-up and by `diagnoser doctor`)."""
 _VARIABLE = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_KEY|BASE_URL)\b")
 """A provider's variable named in its error (`Set the ANTHROPIC_API_KEY environment …`)."""
 
@@ -157,12 +162,16 @@ class RoleModels:
     explorer: ModelChoice = field(default_factory=ModelChoice)
     formatter: Model | None = None
     """Structures a report off the template; None: such a run fails."""
+    triage: Model | None = None
+    """Refines an uncertain classification (`diagnoser.triage`); None: the rules decide."""
     probes: tuple[Probe, ...] = ()
     """Explicit base URLs, for `check_endpoints`."""
 
     @classmethod
-    def using(cls, model: Model, formatter: Model | None = None) -> RoleModels:
-        return cls(ModelChoice.of(model), formatter)
+    def using(
+        cls, model: Model, formatter: Model | None = None, triage: Model | None = None
+    ) -> RoleModels:
+        return cls(ModelChoice.of(model), formatter, triage)
 
 
 def is_offline(spec: str) -> bool:
@@ -211,7 +220,8 @@ def resolve_models(
             offline_allowed=False,
         )  # fmt: skip
         probes += _probes(spec_, setting_, formatter, endpoint)
-    return RoleModels(choice, formatter, tuple(probes))
+    triage = _triage(settings, formatter, probes)
+    return RoleModels(choice, formatter, triage, tuple(probes))
 
 
 def resolve_model(
@@ -334,3 +344,22 @@ def _plain(value: str | None) -> str | None:
 
 def _secret(value: SecretStr | None) -> str | None:
     return (value.get_secret_value() or None) if value is not None else None
+
+
+def _triage(settings: Settings, formatter: Model | None, probes: list[Probe]) -> Model | None:
+    """The triage model: `DIAGNOSER_TRIAGE_MODEL` on the formatter's endpoint, else the
+    formatter itself; None when triage is off or there is neither (adds its probe)."""
+    if not settings.triage_enabled:
+        return None
+    spec = settings.triage_model
+    if spec is None:
+        return formatter
+    setting = "DIAGNOSER_TRIAGE_MODEL"
+    if is_offline(spec):
+        raise ConfigError(f"{setting} {TRIAGE_NOT_OFFLINE}")
+    endpoint = Endpoint.formatter(settings)
+    model = resolve_model(
+        spec, setting=setting, endpoint=endpoint, settings=settings.formatter_settings()
+    )
+    probes += _probes(spec, setting, model, endpoint)
+    return model

@@ -3,6 +3,7 @@ an explicit state machine (`diagnoser.events`: `State`, `TRANSITIONS`, `Event`).
 
     step            in → out                          states                   runs
     intake          ReportIn → Report                 classified               in a thread
+    triage          Report → Triage (its kind)        classified               on the loop
     rank            Report → candidates               mapped                   in a thread
     investigate     Report → Investigation            exploring, deep_dive,    on the loop (its
                                                       reporting                tools in threads)
@@ -13,9 +14,11 @@ The ranking (`rank_candidates`) is computed once per run, whatever the model: th
 model reads its first places, and the Finding lists its distinct files as `suspects`.
 
 Control flow is plain Python; a model is called only inside `investigate` (one run of
-`agent.explorer` through the funnel) and, for a report off the template, `structure` (the
-formatter). Both only write or extract a `Draft`; `ground_finding` alone makes the
-Finding (status, checks, blast radius; provenance with both models' usage summed). Every
+`agent.explorer` through the funnel), for a report off the template, `structure` (the
+formatter), and, for a classification the rules are unsure of, `triage` (one short call
+that may change the kind, or fails and changes nothing: `diagnoser.triage`). The first
+two only write or extract a `Draft`; `ground_finding` alone makes the Finding (status,
+checks, blast radius; provenance with every model's usage summed). Every
 loop is bounded (funnel budgets, `UsageLimits`, output retries), and ONE timeout covers the
 whole run: exceeded in any step, the run ends `timed_out` saying where.
 
@@ -58,6 +61,7 @@ from diagnoser.intake import Kind, Report, ReportIn, Trace, build_report
 from diagnoser.models import ModelChoice, RoleModels
 from diagnoser.suspects import SUSPECT_CANDIDATES, suspects
 from diagnoser.template import TemplateError, parse_report
+from diagnoser.triage import Triage, refine
 from diagnoser.workspace import Workspace
 
 __all__ = [
@@ -76,9 +80,11 @@ __all__ = [
     "intake",
     "investigate",
     "structure",
+    "triage",
 ]
 
 DEFAULT_TIMEOUT_SECONDS = RUN_TIMEOUT_SECONDS
+TRIAGE = "triage"
 INVESTIGATE = "investigate"
 STRUCTURE = "structure"
 """The steps a model answers in: the keys of `Provenance.answered`."""
@@ -211,12 +217,17 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
     report = job.report = await asyncio.to_thread(
         intake, job.report_in, workspace, job.traces, job.truncated
     )
+    verdict = report.classification
+    run.move(State.CLASSIFIED, f"{verdict.kind.value} ({verdict.confidence:.2f})")
+    triaged = await triage(report, job.models.triage, workspace, on_note=run.note)
+    report = job.report = report.model_copy(update={"classification": triaged.classification})
     kind = report.classification.kind
-    run.move(State.CLASSIFIED, f"{kind.value} ({report.classification.confidence:.2f})")
     if not report.classification.actionable:
         run.move(State.NOT_ACTIONABLE, "no investigation for this kind")
         title = f"{kind.value.replace('_', ' ')} — not investigated"
-        provenance = await asyncio.to_thread(_provenance, workspace, dict(run.durations))
+        provenance = await asyncio.to_thread(
+            _provenance, workspace, dict(run.durations), _answered(triaged), None, triaged.usage
+        )
         finding = Finding(
             classification=kind, title=title, provenance=provenance, triage=report.classification
         )
@@ -237,7 +248,7 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
     run.move(State.GROUNDING, f"{len(found.files)} locations, {len(found.changes)} changes")
     grounded = await asyncio.to_thread(
         ground_finding, structured, workspace, investigation, kind=kind,
-        durations=dict(run.durations), suspected=suspects(ranked),
+        durations=dict(run.durations), suspected=suspects(ranked), triaged=triaged,
     )  # fmt: skip
     run.move(State.COMPLETE, grounded.status.value)
     grounded = grounded.model_copy(update={"triage": report.classification})
@@ -260,6 +271,26 @@ def intake(
         truncated=truncated,
         packages=workspace.packages,
     )
+
+
+async def triage(
+    report: Report,
+    model: Model | None,
+    workspace: Workspace,
+    *,
+    on_note: Callable[[str], None] | None = None,
+) -> Triage:
+    """The report's classification, refined by `model` when the rules are unsure of it
+    and the workspace's settings allow (`Settings.triage_*`); what happened is told to
+    `on_note`. Never raises for the model's sake."""
+    settings = workspace.settings
+    triaged = await refine(
+        report, model if settings.triage_enabled else None, below=settings.triage_below,
+        timeout=settings.triage_timeout_seconds,
+    )  # fmt: skip
+    if on_note and triaged.note:
+        on_note(triaged.note)
+    return triaged
 
 
 async def investigate(
@@ -324,16 +355,20 @@ def ground_finding(
     kind: Kind,
     durations: dict[str, float],
     suspected: Sequence[Suspect] = (),
+    triaged: Triage | None = None,
 ) -> Finding:
     """The Finding the draft earns against the files (what fails is dropped, status,
-    checks and blast radius decided), classified `kind`, with its provenance and our
-    `suspected` files as its `suspects`. Blocking: reads the files and `.git`."""
-    answered = {INVESTIGATE: list(investigation.answered or [investigation.model])}
+    checks and blast radius decided), classified `kind`, with its provenance (`triaged`'s
+    model and usage too) and our `suspected` files as its `suspects`. Blocking: reads the
+    files and `.git`."""
+    answered = _answered(triaged)
+    answered[INVESTIGATE] = list(investigation.answered or [investigation.model])
     if structured.formatter:
         answered[STRUCTURE] = [structured.formatter]
-    provenance = _provenance(
-        workspace, durations, answered, investigation, investigation.usage + structured.usage
-    )
+    usage = investigation.usage + structured.usage
+    if triaged is not None:
+        usage = triaged.usage + usage
+    provenance = _provenance(workspace, durations, answered, investigation, usage)
     found = ground(
         structured.draft, workspace, classification=kind, markdown=investigation.markdown,
         suspects=suspected,
@@ -355,6 +390,11 @@ def answered_by(messages: Sequence[ModelMessage]) -> list[str]:
     the model of the chain that produced them)."""
     names = (m.model_name for m in messages if isinstance(m, ModelResponse) and m.model_name)
     return list(dict.fromkeys(names))
+
+
+def _answered(triaged: Triage | None) -> dict[str, list[str]]:
+    """The triage step's model, when one answered."""
+    return {TRIAGE: [triaged.model]} if triaged and triaged.model else {}
 
 
 def _funnel(workspace: Workspace) -> Funnel:

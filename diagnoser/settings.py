@@ -22,6 +22,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from diagnoser import constants, funnel
 from diagnoser.errors import ConfigError
+from diagnoser.triage import TRIAGE_BELOW, TRIAGE_TIMEOUT_SECONDS
 from repomap import DEFAULT_DENY, DenyList, data_home, parse_patterns
 
 Patterns = Annotated[tuple[str, ...], NoDecode]
@@ -78,6 +79,16 @@ class Settings(BaseSettings):
     formatter_temperature: float = Field(default=constants.FORMATTER_TEMPERATURE, ge=0, le=2)
     formatter_max_tokens: int = Field(default=constants.FORMATTER_MAX_TOKENS, gt=0)
     formatter_request_timeout_seconds: float = Field(default=constants.MODEL_REQUEST_SECONDS, gt=0)
+    triage_enabled: bool = True
+    """Ask the triage model when the rules are unsure of a report's kind (`diagnoser.triage`);
+    off, the rules' verdict always stands."""
+    triage_model: str | None = None
+    """The model that refines an uncertain classification; unset, the formatter model (none:
+    no call). It shares the formatter's endpoint, key and model settings."""
+    triage_below: float = Field(default=TRIAGE_BELOW, ge=0, le=1)
+    """The rules' confidence under which the triage model is asked."""
+    triage_timeout_seconds: float = Field(default=TRIAGE_TIMEOUT_SECONDS, gt=0)
+    """The whole refinement; slower, the rules' verdict stands."""
     timeout_seconds: float = Field(default=constants.RUN_TIMEOUT_SECONDS, gt=0)
     """One diagnosis, every step included, ends `timed_out` after this long."""
     request_limit: int = Field(default=constants.REQUEST_LIMIT, gt=0)

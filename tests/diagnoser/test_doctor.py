@@ -89,6 +89,14 @@ def test_models_that_need_no_server_or_do_not_resolve() -> None:
     assert not empty.passed and empty.detail.startswith("model is empty")
 
 
+def test_a_triage_model_of_its_own_is_checked_and_never_offline() -> None:
+    own = check_models(Settings(triage_model="test"))
+    assert [(c.name, c.passed) for c in own] == [("model", True), ("triage model", True)]
+    [_, offline] = check_models(Settings(triage_model="offline"))
+    assert not offline.passed and "the rules already are the offline triage" in offline.detail
+    assert len(check_models(Settings(triage_model="test", triage_enabled=False))) == 1
+
+
 def test_an_empty_model_is_checked_not_skipped(home: Path, tmp_path: Path) -> None:
     checks = run_checks(
         models=check_models(Settings(model="")), demo_repo=tmp_path, database_url="sqlite://"
