@@ -6,7 +6,8 @@
 Packages: `intake/` (report → normalized `Report`), `tools/` (the four read-only tools
 over a `Workspace`), `render/` (JSON, Markdown, SARIF); modules: `funnel`, `agent`,
 `offline` (the embedded investigator), `models` (model specs → PydanticAI models and
-fallback chains), `draft` (what a report states), `template`, `formatter`, `grounding`
+fallback chains), `triage` (a cheap model refines an uncertain classification), `draft`
+(what a report states), `template`, `formatter`, `grounding`
 (a draft → a Finding), `events` (states and events of a run),
 `pipeline`, `registry` (configured repositories by name), `commit`, `errors` (the one
 error tree), `settings`, `cli`.

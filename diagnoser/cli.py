@@ -75,7 +75,8 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--formatter-model",
-        help="a PydanticAI model that structures a report off the template "
+        help="a PydanticAI model that structures a report off the template, and refines an "
+        "uncertain classification unless DIAGNOSER_TRIAGE_MODEL names another "
         "(default: DIAGNOSER_FORMATTER_MODEL, else none)",
     )
     run.add_argument("--fallback-models", help=FALLBACK_HELP)

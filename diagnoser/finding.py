@@ -103,8 +103,8 @@ class Provenance(BaseModel):
     models: list[str] = Field(default_factory=list)
     """Every model that touched this Finding (`offline` for the embedded investigator)."""
     answered: dict[str, list[str]] = Field(default_factory=dict)
-    """Per step (`investigate`, `structure`): the models that answered in it, in order —
-    more than one when a fallback model took over."""
+    """Per step (`triage`, `investigate`, `structure`): the models that answered in it, in
+    order — more than one when a fallback model took over."""
     tool_calls: dict[str, int] = Field(default_factory=dict)
     """Per funnel stage: explore, deep_dive, report."""
     requests: int = 0

@@ -10,6 +10,9 @@ explorer, whether the chain ends in `offline`, the embedded investigator, which 
 per run from the report, the workspace and the run's ranking. Two or more models are a
 PydanticAI `FallbackModel`: the next is tried when a provider fails.
 
+The triage model (`diagnoser.triage`) is the formatter's unless `DIAGNOSER_TRIAGE_MODEL`
+names one, on the formatter's endpoint; none when triage is off.
+
 Keys and base URLs come from the providers' usual variables (`OPENAI_API_KEY`,
 `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `OLLAMA_BASE_URL`, `GOOGLE_API_KEY`, …) or from
 ours per role (`DIAGNOSER_MODEL_BASE_URL`, `DIAGNOSER_MODEL_API_KEY`, `DIAGNOSER_FORMATTER_…`),

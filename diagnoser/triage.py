@@ -29,8 +29,11 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 from diagnoser.intake.report import Classification, Kind, Report
 
 __all__ = [
+    "REASON_CHARS",
     "REFINED_CONFIDENCE",
     "TRIAGE_BELOW",
+    "TRIAGE_MAX_TOKENS",
+    "TRIAGE_REQUESTS",
     "TRIAGE_TIMEOUT_SECONDS",
     "Answer",
     "Triage",

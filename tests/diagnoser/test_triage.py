@@ -22,6 +22,7 @@ from diagnoser.models import ModelChoice, RoleModels, resolve_models
 from diagnoser.pipeline import TRIAGE, Outcome, diagnose
 from diagnoser.settings import Settings
 from diagnoser.triage import (
+    REASON_CHARS,
     REFINED_CONFIDENCE,
     TRIAGE_BELOW,
     TRIAGE_MAX_TOKENS,
@@ -172,7 +173,7 @@ def test_the_model_sees_the_report_as_data_and_may_only_name_our_kinds() -> None
     assert triaged.classification.kind is Kind.BUG
     reason = triaged.note.split(" to bug: ", 1)[1]
     assert reason.startswith("late notifications, every time x") and "\n" not in reason
-    assert len(reason) == 200 and reason.endswith("…")
+    assert len(reason) == REASON_CHARS and reason.endswith("…")
 
 
 def test_the_prompt_carries_the_source_the_rating_and_the_rules_verdict() -> None:
