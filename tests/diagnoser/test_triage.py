@@ -190,7 +190,9 @@ def test_the_prompt_carries_the_source_the_rating_and_the_rules_verdict() -> Non
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
-    return Workspace(SAMPLES / "demo_app", home=tmp_path_factory.mktemp("home"))
+    workspace = Workspace(SAMPLES / "demo_app", home=tmp_path_factory.mktemp("home"))
+    workspace.warm()  # indexed before any run: a short run timeout is spent on triage alone
+    return workspace
 
 
 def triaged_run(given: ReportIn, workspace: Workspace, model: Model | None) -> Outcome:
@@ -242,6 +244,18 @@ def test_a_failing_triage_model_never_fails_the_run(demo: Workspace) -> None:
     assert TRIAGE not in outcome.finding.provenance.answered
     [note] = notes(outcome)
     assert "failed (ConnectionError: provider unreachable); kept bug (0.60)" in note
+
+
+def test_the_runs_one_timeout_covers_the_triage_call(demo: Workspace) -> None:
+    async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        await asyncio.sleep(5)
+        raise AssertionError("unreachable")
+
+    outcome = diagnose(
+        WISH, demo, models=RoleModels(ModelChoice(), triage=FunctionModel(slow)), timeout=0.3
+    )
+    assert outcome.state is State.TIMED_OUT
+    assert outcome.reason == "timed out after 0.3 s in classified"
 
 
 def test_no_call_when_sure_offline_or_switched_off(demo: Workspace, tmp_path: Path) -> None:
