@@ -25,6 +25,11 @@ model can be given them as a starting point. Signals, strongest first:
   Names come from the prose, backticks, and the code the reporter ran (fenced blocks and
   `>>>` / `In [3]:` sessions, `diagnoser.intake.mentions`), so a trace with no frame in
   the repository (`File "<stdin>"`, another library's frames only) still leads to them.
+  A file that declares only types (`types.ts`: no function or method) weighs
+  DECLARATION_FACTOR of its relevance: behaviour, what fixes change, lives in functions.
+- **Native before managed** when the report names a failure of memory safety (a
+  segfault, a double free, a sanitizer's error: `diagnoser.native`): C, C++ and Rust files
+  go before the Python or JavaScript wrapper beside them, in each group.
 - Test files by each ecosystem's convention (`test_*.py`, `*_test.go`, `testdata/`,
   `*.spec.ts`, `__tests__/`, Rust `benches/`, `src/test/`, `src/androidTest/`,
   `FooTest.java`, `*_spec.rb`, `Foo.Tests/`, Swift `Tests/`, `fixtures/`…), examples, docs
@@ -252,10 +257,13 @@ def rank_candidates(
     framed = {c.path for c in frames if c.source is Source.FRAME}
     managed = _managed_last(report)
     twins = source_stems(index.files)
-    secondary = (lambda p: is_secondary(p, twins)) if SECONDARY_BEFORE_CUT else (lambda p: False)
     others = sorted(
         (p for p in relevance.total if p not in framed),
-        key=lambda p: (secondary(p), managed(p), -relevance.total[p]),
+        key=lambda p: (
+            SECONDARY_BEFORE_CUT and is_secondary(p, twins),
+            managed(p),
+            -relevance.total[p],
+        ),
     )
     ranked = [
         *frames,
