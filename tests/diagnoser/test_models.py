@@ -130,7 +130,7 @@ def test_an_unknown_provider_or_empty_spec_names_the_setting(spec: str) -> None:
         resolve_models(Settings(model=spec))
     message = str(error.value)
     assert message.startswith("DIAGNOSER_MODEL") and "\n" not in message
-    assert "Unknown model" in message or "is empty" in message
+    assert "Unknown model" in message or "Unknown provider" in message or "is empty" in message
 
 
 def test_our_base_url_and_key_reach_the_built_provider() -> None:
@@ -174,10 +174,14 @@ def test_each_role_carries_its_model_settings(monkeypatch: pytest.MonkeyPatch) -
     )  # fmt: skip
     models = resolve_models(settings)
     assert models.explorer.models[0].settings == {
-        "temperature": 0.7, "max_tokens": 1000, "timeout": 9,
+        "temperature": 0.7, "max_tokens": 1000, "timeout": 9, "request_timeout": 9.0,
+        "cache": True, "max_retries": 0,  # one retry policy: ours (`diagnoser.retries`)
     }  # fmt: skip
     assert models.formatter is not None
-    assert models.formatter.settings == settings.formatter_settings()
+    assert models.formatter.settings == {
+        **settings.formatter_settings(), "max_retries": 0,
+        "request_timeout": settings.formatter_request_timeout_seconds,
+    }  # fmt: skip
     assert settings.formatter_settings()["temperature"] == 0.0
 
 

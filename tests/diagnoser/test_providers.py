@@ -3,8 +3,9 @@ Anthropic Messages) against a fake provider on loopback (`tests.fakes.provider`)
 each stage of the funnel offers on the wire, the formatter, provider errors and retries,
 malformed tool calls, grounding retries, and prompt injection.
 
-Models are built in ONE place, `model_for`: when model resolution moves to
-`diagnoser.models`, only that function changes.
+Models are built in ONE place, `model_for`, by `diagnoser.models.resolve_model` — so
+through our retrying HTTP client (`diagnoser.retries`) and with the settings every
+model gets (SDK retries off, request timeout, Anthropic's prompt cache).
 """
 
 from __future__ import annotations
@@ -15,17 +16,15 @@ from typing import Any
 
 import pytest
 from pydantic_ai.models import Model
-from pydantic_ai.models.anthropic import AnthropicModel
-from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
-from pydantic_ai.providers.anthropic import AnthropicProvider
-from pydantic_ai.providers.openai import OpenAIProvider
 
 from diagnoser.events import State
 from diagnoser.finding import Status
 from diagnoser.funnel import STAGE_TOOLS, Stage
 from diagnoser.intake import ReportIn
-from diagnoser.models import RoleModels
+from diagnoser.models import Endpoint, RoleModels, resolve_model
 from diagnoser.pipeline import Outcome, diagnose
+from diagnoser.retries import MAX_RETRY_WAIT_SECONDS, RETRY_ATTEMPTS
+from diagnoser.settings import Settings
 from diagnoser.workspace import Workspace
 from tests.diagnoser.conftest import SECRET
 from tests.fakes.provider import (
@@ -45,27 +44,25 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
 CRASH = (SAMPLES / "reports" / "issue_load_more_500.md").read_text()
 STORE = "backend/notes/store.py"
 MODEL_NAMES = {Wire.RESPONSES: "gpt-x", Wire.CHAT: "gpt-chat-x", Wire.MESSAGES: "claude-x"}
+PROVIDERS = {Wire.RESPONSES: "openai", Wire.CHAT: "openai-chat", Wire.MESSAGES: "anthropic"}
 EXPLORE = STAGE_TOOLS[Stage.EXPLORE]
 DEEP_DIVE = STAGE_TOOLS[Stage.DEEP_DIVE]
 REPORT = STAGE_TOOLS[Stage.REPORT]
 RETRY_AFTER_SECONDS = 0.3
-"""Short, so the test is quick; the SDKs accept fractional seconds."""
-SDK_RETRIES = 2
-"""The openai and anthropic clients' own `max_retries` default (pydantic-ai keeps it)."""
+"""Short, so the test is quick; our transport accepts fractional seconds."""
 SDKS = [Wire.CHAT, Wire.MESSAGES]
 """One wire per client library, where the library is what is under test (the Responses
 wire goes through the same `openai` client as Chat Completions)."""
 
 
-def model_for(wire: Wire, fake: FakeProvider) -> Model:
-    """The real provider model that speaks `wire`, pointed at the fake."""
-    name = MODEL_NAMES[wire]
-    if wire is Wire.MESSAGES:
-        return AnthropicModel(name, provider=AnthropicProvider(base_url=fake.url, api_key="test"))
-    openai = OpenAIProvider(base_url=fake.url + "/v1", api_key="test")
-    if wire is Wire.CHAT:
-        return OpenAIChatModel(name, provider=openai)
-    return OpenAIResponsesModel(name, provider=openai)
+def model_for(wire: Wire, fake: FakeProvider, name: str | None = None, **settings: Any) -> Model:
+    """The real provider model that speaks `wire`, pointed at the fake, as
+    `diagnoser.models` builds it (`settings`: `Settings` fields, e.g. a timeout)."""
+    base = fake.url if wire is Wire.MESSAGES else fake.url + "/v1"
+    return resolve_model(
+        f"{PROVIDERS[wire]}:{name or MODEL_NAMES[wire]}", setting="DIAGNOSER_MODEL",
+        endpoint=Endpoint(base, "test"), settings=Settings(**settings).explorer_settings(),
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -175,22 +172,9 @@ def test_the_funnel_runs_end_to_end_over_each_wire(
     assert "## Root cause" in first.instructions and "Repository map" in first.instructions
     assert STORE in first.instructions  # the map is focused on the report's frames
     assert "Load more" in first.messages[0].text  # the report, as the first user turn
-    if wire is not Wire.MESSAGES:  # Anthropic: see the xfail test below
-        assert {r.instructions for r in fake.requests} == {first.instructions}
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="pydantic-ai 2.68 announces a tool added mid-run (`conclude`) in a <system> block "
-    "of a user turn on Anthropic, and prepends a note about such blocks to the system prompt "
-    "from then on: the cached prefix changes at the deep-dive (issue 13 §3: a stable prefix)",
-)
-def test_the_instructions_stay_the_same_for_the_whole_run_on_anthropic(
-    fake: FakeProvider, demo: Workspace
-) -> None:
-    run(fake, replies(*CAREFUL), demo, wire=Wire.MESSAGES)
-    first = fake.requests[0].instructions
-    assert [r.instructions for r in fake.requests] == [first] * len(fake.requests)
+    # The prefix a provider caches never changes within a run (on Anthropic, pydantic-ai's
+    # note on mid-run <system> blocks is there from the first request: `ANTHROPIC_CACHE`).
+    assert {r.instructions for r in fake.requests} == {first.instructions}
 
 
 FORMATTED = {
@@ -234,11 +218,11 @@ def test_a_report_off_the_template_goes_to_the_formatter_over_chat_completions(
 
 
 @pytest.mark.parametrize("wire", SDKS)
-def test_a_429_with_retry_after_is_retried_by_the_client_after_that_delay(
+def test_a_429_with_retry_after_is_retried_by_our_transport_after_that_delay(
     fake: FakeProvider, demo: Workspace, wire: Wire
 ) -> None:
-    """The SDK's own retry: it waits what `Retry-After` says, then sends the same request
-    again; pydantic-ai sees only the success."""
+    """Our transport's retry (the SDK's own are off): it waits what `Retry-After` says,
+    then sends the same request again; pydantic-ai sees only the success."""
     limited = HttpError(429, "slow down", {"Retry-After": str(RETRY_AFTER_SECONDS)})
     outcome = run(fake, replies(limited, Text(template())), demo, wire=wire)
     assert outcome.state is State.COMPLETE and outcome.finding is not None
@@ -247,29 +231,33 @@ def test_a_429_with_retry_after_is_retried_by_the_client_after_that_delay(
     assert (first.status, second.status) == (429, 200)
     assert second.body == first.body
     assert second.at - first.at >= RETRY_AFTER_SECONDS
-    assert outcome.finding.provenance.requests == 1  # the retry is the client's, unseen
+    assert outcome.finding.provenance.requests == 1  # the retry is the transport's, unseen
 
 
 @pytest.mark.parametrize("wire", SDKS)
-def test_a_provider_that_stays_rate_limited_fails_the_run_after_the_clients_retries(
+def test_a_provider_that_stays_rate_limited_fails_the_run_after_our_retries(
     fake: FakeProvider, demo: Workspace, wire: Wire
 ) -> None:
     limited = HttpError(429, "quota exhausted", {"Retry-After": "0.01"})
     outcome = run(fake, lambda request: limited, demo, wire=wire)
     assert outcome.state is State.FAILED and outcome.finding is None
-    assert [r.status for r in fake.requests] == [429] * (1 + SDK_RETRIES)
+    assert [r.status for r in fake.requests] == [429] * RETRY_ATTEMPTS  # none by the SDK
+    # The last answer reaches the SDK unread: its error carries the provider's message.
     assert "429" in outcome.reason and "quota exhausted" in outcome.reason
 
 
-def test_the_openai_client_does_not_wait_for_a_retry_after_beyond_two_minutes(
-    fake: FakeProvider, demo: Workspace
+@pytest.mark.parametrize("wire", SDKS)
+def test_a_retry_after_of_an_hour_is_not_waited_for(
+    fake: FakeProvider, demo: Workspace, wire: Wire
 ) -> None:
-    """openai 3.x gives up at once when `Retry-After` exceeds 120 s (anthropic 2.x has no
-    such cap: it would sleep that long, bounded only by the run's timeout)."""
+    """Over MAX_RETRY_WAIT_SECONDS, the answer goes back at once (then the fallback, if
+    any) — anthropic's client alone would sleep the hour."""
     limited = HttpError(429, "come back in an hour", {"Retry-After": "3600"})
-    outcome = run(fake, replies(limited), demo, wire=Wire.CHAT)
+    outcome = run(fake, replies(limited), demo, wire=wire)
     assert outcome.state is State.FAILED and "come back in an hour" in outcome.reason
     assert [r.status for r in fake.requests] == [429]
+    assert MAX_RETRY_WAIT_SECONDS < 3600
+    assert outcome.events[-1].at < MAX_RETRY_WAIT_SECONDS  # no wait at all, really
 
 
 BROKEN_ARGS = '{"path": "backend/notes/store.py", "start": 76,'
