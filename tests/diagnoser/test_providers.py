@@ -10,18 +10,21 @@ model gets (SDK retries off, request timeout, Anthropic's prompt cache).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from genai_prices import calc_price
 from pydantic_ai.models import Model
+from pydantic_ai.usage import RequestUsage
 
 from diagnoser.events import State
 from diagnoser.finding import Status
 from diagnoser.funnel import STAGE_TOOLS, Stage
 from diagnoser.intake import ReportIn
-from diagnoser.models import Endpoint, RoleModels, resolve_model
+from diagnoser.models import Endpoint, ModelChoice, RoleModels, resolve_model
 from diagnoser.pipeline import Outcome, diagnose
 from diagnoser.retries import MAX_RETRY_WAIT_SECONDS, RETRY_ATTEMPTS
 from diagnoser.settings import Settings
@@ -29,6 +32,7 @@ from diagnoser.workspace import Workspace
 from tests.diagnoser.conftest import SECRET
 from tests.fakes.provider import (
     FakeProvider,
+    Hang,
     HttpError,
     Reply,
     Request,
@@ -166,6 +170,15 @@ def test_the_funnel_runs_end_to_end_over_each_wire(
     # The usage the fake fills in is what the Finding reports.
     assert provenance.input_tokens == sum(r.input_tokens for r in fake.requests) > 0
     assert provenance.output_tokens > 0
+    # Per funnel stage: four requests explore, two deep-dive, one writes the report.
+    spent = {stage: (u.requests, u.input_tokens) for stage, u in provenance.usage.items()}
+    assert spent == {
+        stage: (len(part), sum(r.input_tokens for r in part))
+        for stage, part in (("explore", fake.requests[:4]), ("deep_dive", fake.requests[4:6]),
+                            ("report", fake.requests[6:]))
+    }  # fmt: skip
+    # No price is known for a made-up model name: unknown, not zero.
+    assert provenance.costs == {MODEL_NAMES[wire]: None} and provenance.cost_usd is None
     # Tool results reached the model: the read in deep-dive shows the faulty line.
     assert "return max(1, total // per_page)" in fake.requests[5].results()[-1].text
     first = fake.requests[0]
@@ -386,3 +399,143 @@ def test_a_model_that_keeps_asking_for_secrets_still_ends_in_a_finding_having_re
     refusals = [fake.requests[i + 1].results()[-1].text for i in range(len(secrets) * 2)]
     assert all(text.startswith("refused:") for text in refusals), refusals
     assert SECRET not in every_text(fake) and PASSWD_LINE not in every_text(fake)
+
+
+# Usage and cost, prompt caching, retries and fallbacks, hard limits.
+
+PRICED = "gpt-4o"
+"""A model genai-prices knows (OpenAI's, found by the provider's name: the fake's URL is
+no provider's)."""
+
+
+def test_usage_and_cost_in_provenance_and_events_are_what_the_fake_reported(
+    fake: FakeProvider, demo: Workspace
+) -> None:
+    fake.replay(replies(*CAREFUL))
+    model = model_for(Wire.CHAT, fake, PRICED)
+    outcome = diagnose(ReportIn(text=CRASH), demo, models=RoleModels.using(model))
+    assert outcome.finding is not None
+    provenance = outcome.finding.provenance
+    tokens_in = sum(r.input_tokens for r in fake.requests)
+    assert provenance.input_tokens == tokens_in > 0
+    # The price, worked out from the fake's own numbers with genai-prices directly.
+    assert len(fake.requests) == len(CAREFUL)
+    expected = calc_price(
+        RequestUsage(input_tokens=tokens_in, output_tokens=provenance.output_tokens),
+        PRICED, provider_id="openai",
+    ).total_price  # fmt: skip
+    assert provenance.costs == {PRICED: pytest.approx(float(expected))}
+    assert provenance.cost_usd == pytest.approx(float(expected)) and expected > 0
+    [note] = [e for e in outcome.events if e.detail.startswith("usage investigate")]
+    assert note.usage is not None and note.usage.input_tokens == tokens_in
+    assert f"{tokens_in:,} input tokens" in note.detail and f"${expected:.4f}" in note.detail
+
+
+def test_anthropic_requests_mark_the_prefix_for_the_prompt_cache_and_read_it_back(
+    fake: FakeProvider, demo: Workspace
+) -> None:
+    outcome = run(fake, replies(*CAREFUL), demo, wire=Wire.MESSAGES)
+    assert outcome.finding is not None
+    for request in fake.requests:
+        body = request.body
+        marked = [b for b in body["system"] if "cache_control" in b]
+        assert len(marked) == 1 and "## Root cause" in marked[0]["text"]  # the instructions
+        if body.get("tools"):  # the last tool definition (none are offered in the report stage)
+            assert "cache_control" in body["tools"][-1]
+        assert "cache_control" in body["messages"][-1]["content"][-1]  # the history so far
+    provenance = outcome.finding.provenance
+    # Within a stage the prefix is read back; a stage change rewrites the tool list.
+    reads = [r.cache_read_tokens for r in fake.requests]
+    assert reads[0] == 0 and all(reads[i] > 0 for i in (1, 2, 3, 5))
+    assert provenance.cache_read_tokens == sum(reads) > 0
+    assert provenance.cache_write_tokens == sum(r.cache_write_tokens for r in fake.requests) > 0
+    assert provenance.input_tokens == sum(r.input_tokens for r in fake.requests)
+    assert provenance.usage["explore"].cache_read_tokens == sum(reads[:4])
+
+
+def two_models(fake: FakeProvider, failing: Reply, script: Script, **settings: Any) -> RoleModels:
+    """A chain of two models on the fake: `gpt-a` (Chat Completions) answers `failing`
+    to everything, `claude-b` (Anthropic) follows `script`."""
+    answer = script
+    fake.replay(lambda request: failing if request.model == "gpt-a" else answer(request))
+    first = model_for(Wire.CHAT, fake, "gpt-a", **settings)
+    second = model_for(Wire.MESSAGES, fake, "claude-b", **settings)
+    return RoleModels(ModelChoice.of(first, second))
+
+
+def test_a_500_storm_on_the_first_model_falls_back_to_the_next(
+    fake: FakeProvider, demo: Workspace
+) -> None:
+    """One step (the report at once): PydanticAI's FallbackModel starts every step from
+    the first model again, so a longer run pays the first model's attempts at each step."""
+    models = two_models(fake, HttpError(500, "overloaded"), replies(Text(template())))
+    outcome = diagnose(ReportIn(text=CRASH), demo, models=models)
+    assert not fake.failures, fake.failures[0]
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
+    # Our transport tries the first model RETRY_ATTEMPTS times (its SDK none), then the
+    # chain moves on and the next model answers.
+    assert [(r.model, r.status) for r in fake.requests] == [
+        *[("gpt-a", 500)] * RETRY_ATTEMPTS,
+        ("claude-b", 200),
+    ]
+    provenance = outcome.finding.provenance
+    assert provenance.answered == {"investigate": ["claude-b"]}
+    assert provenance.models == ["claude-b"]
+    assert provenance.requests == 1
+    assert provenance.input_tokens == fake.requests[-1].input_tokens
+    # Spent in the stage it was made in: the model wrote its report while exploring.
+    assert provenance.usage["explore"].input_tokens == fake.requests[-1].input_tokens
+
+
+def test_a_provider_that_never_answers_costs_one_request_timeout_then_the_fallback(
+    fake: FakeProvider, demo: Workspace
+) -> None:
+    models = two_models(fake, Hang(60), replies(Text(template())),
+                        model_request_timeout_seconds=1)  # fmt: skip
+    started = time.monotonic()
+    outcome = diagnose(ReportIn(text=CRASH), demo, models=models)
+    took = time.monotonic() - started
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
+    assert outcome.finding.provenance.answered == {"investigate": ["claude-b"]}
+    assert 1 <= took < 30  # one timeout, not the hang's minute nor the SDKs' retries
+    hung = [r for r in fake.requests if r.model == "gpt-a"]
+    assert hung and all(r.status == 504 for r in hung)
+
+
+def test_a_provider_that_never_answers_ends_the_run_failed_within_its_timeout(
+    fake: FakeProvider, demo: Workspace
+) -> None:
+    fake.replay(lambda request: Hang(60))
+    model = model_for(Wire.MESSAGES, fake, model_request_timeout_seconds=1)
+    started = time.monotonic()
+    outcome = diagnose(ReportIn(text=CRASH), demo, models=RoleModels.using(model))
+    assert outcome.state is State.FAILED and "timed out" in outcome.reason.lower()
+    assert 1 <= time.monotonic() - started < 30
+
+
+def test_a_run_over_its_input_tokens_fails_naming_the_setting(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    settings = Settings(max_input_tokens=1_000, repos={"demo": SAMPLES / "demo_app"})
+    workspace = Workspace(SAMPLES / "demo_app", settings, home=tmp_path)
+    outcome = run(fake, replies(*CAREFUL), workspace, wire=Wire.CHAT)
+    assert outcome.state is State.FAILED and outcome.finding is None
+    [request] = fake.requests  # the first answer was over: no second request
+    assert outcome.reason == (
+        f"the run used {request.input_tokens:,} input tokens, over DIAGNOSER_MAX_INPUT_TOKENS=1,000"
+    )
+    assert outcome.reason in outcome.events[-1].detail
+
+
+def test_near_the_request_limit_the_funnel_goes_to_report_and_a_report_is_written(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    settings = Settings(request_limit=6, repos={"demo": SAMPLES / "demo_app"})
+    workspace = Workspace(SAMPLES / "demo_app", settings, home=tmp_path)
+    grep = call("grep", pattern="page_count")
+    outcome = run(fake, replies(grep, grep, grep, Text(template())), workspace, wire=Wire.CHAT)
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
+    # Three requests explore; with three left (the report and its two retries) the
+    # fourth offers no tools.
+    assert offered(fake) == [EXPLORE] * 3 + [REPORT]
+    assert any("request budget: 3 of 6 used" in e.detail for e in outcome.events)
