@@ -80,13 +80,20 @@ class RunLimits:
             return f"token budget: {usage.total_tokens:,} of {self.total_tokens:,} used"
         return None
 
-    def exceeded(self, error: UsageLimitExceeded, usage: RunUsage | None = None) -> str:
-        """The limit `error` names, in words, with the setting that sets it."""
+    def exceeded(
+        self, error: UsageLimitExceeded, usage: RunUsage | None = None, *,
+        spent: RunUsage | None = None,
+    ) -> str:  # fmt: skip
+        """The limit `error` names, in words, with the setting that sets it; `usage` is the
+        failed run's, `spent` what the run's earlier steps used (the formatter's limits are
+        what the explorer left)."""
         text = str(error)
         named = _NAMED.search(text)
         count = _COUNT.search(text)
-        used = int(count.group(1)) if count else None
         kind = named.group(1) if named else ""
+        used = int(count.group(1)) if count else None
+        if used is not None and spent is not None and kind.endswith("tokens"):
+            used += getattr(spent, kind)
         if kind == "request":
             made = usage.requests if usage else self.requests
             return (

@@ -43,7 +43,7 @@ from pydantic_ai import AgentRunResult
 from pydantic_ai.exceptions import AgentRunError, UnexpectedModelBehavior, UsageLimitExceeded
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model
-from pydantic_ai.usage import RunUsage, UsageLimits
+from pydantic_ai.usage import RunUsage
 
 from diagnoser.agent import ExplorerDeps, explorer
 from diagnoser.budget import Budget, RunLimits
@@ -245,7 +245,7 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
     run.move(State.STRUCTURING, f"{len(investigation.markdown)} characters of report")
     structured = await structure(
         investigation.markdown, job.models.formatter, on_note=run.note,
-        limits=RunLimits.of(workspace.settings).usage_limits(investigation.usage),
+        limits=RunLimits.of(workspace.settings), spent=investigation.usage,
     )  # fmt: skip
     if structured.formatter:
         spent = record(structured.usage)
@@ -323,10 +323,12 @@ async def structure(
     formatter: Model | None,
     *,
     on_note: Callable[[str], None] | None = None,
-    limits: UsageLimits | None = None,
+    limits: RunLimits | None = None,
+    spent: RunUsage | None = None,
 ) -> Structured:
     """Template → Draft for free; the formatter model when the report drifted (told to
-    `on_note`), within `limits`' tokens. Raises StepFailed when neither can structure it."""
+    `on_note`), within what the run's `limits` leave after `spent` (the explorer's).
+    Raises StepFailed when neither can structure it."""
     try:
         return Structured(parse_report(markdown))
     except TemplateError as exc:
@@ -335,7 +337,13 @@ async def structure(
         if on_note:
             on_note(f"off template ({exc}); formatter model takes over")
     try:
-        formatted = await format_report(markdown, model=formatter, limits=limits)
+        left = limits.usage_limits(spent) if limits else None
+        formatted = await format_report(markdown, model=formatter, limits=left)
+    except UsageLimitExceeded as failure:
+        assert limits is not None  # no limits, nothing to exceed
+        reason = limits.exceeded(failure, spent=spent)
+        detail = f"the formatter could not structure the report: {reason}"
+        raise StepFailed(detail, reason) from None
     except Exception as failure:  # as for the explorer: the run fails, saying why
         reason = _reason(failure)
         detail = f"the formatter could not structure the report: {reason}"
