@@ -129,3 +129,19 @@ def test_a_spent_tool_call_budget_sends_the_funnel_to_its_report(
     assert moved and moved[0].detail == "tool-call budget: 3 of 3 used"
     assert outcome.finding.provenance.usage.keys() == {"explore", "report"}
     assert outcome.finding.provenance.usage["report"].requests == 1
+
+
+def test_a_run_over_its_request_limit_fails_naming_the_setting(repo: Path, tmp_path: Path) -> None:
+    """Two requests in all: the report at once, one retry of a report off the template,
+    and no third."""
+    settings = Settings(request_limit=2, repos={"r": repo})
+    workspace = Workspace(repo, settings, home=tmp_path / "home")
+    rambling = FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart("no idea")]))
+    outcome = diagnose(ReportIn(text=TRACE), workspace, models=RoleModels.using(rambling))
+    assert outcome.state is State.FAILED
+    assert outcome.reason == (
+        "the run made 2 model requests, the most DIAGNOSER_REQUEST_LIMIT=2 allows"
+    )
+    assert outcome.events[-1].detail.startswith(
+        f"the model run failed: {outcome.reason} (2 requests"
+    )

@@ -262,6 +262,23 @@ def test_the_formatters_usage_is_counted_in_the_provenance(workspace: Workspace)
     chosen = RoleModels.using(model, formatter_answering(CART_DRAFT))
     outcome = diagnose(ReportIn(text=TRACE), workspace, models=chosen)
     assert outcome.finding is not None and outcome.finding.provenance.requests == both.requests
+    # Per part of the run, and in the events: the formatter's apart, as `structure`.
+    assert outcome.finding.provenance.usage["structure"].requests == 1
+    notes = {e.detail.split(":")[0]: e.usage for e in outcome.events if e.usage}
+    assert notes.keys() == {"usage investigate", "usage structure"}
+    assert notes["usage structure"] == outcome.finding.provenance.usage["structure"]
+    # Neither function model has a price: unknown, not zero.
+    assert outcome.finding.provenance.costs == {model.model_name: None, "cheap-formatter": None}
+    assert outcome.finding.provenance.cost_usd is None
+
+
+def test_the_offline_investigator_costs_nothing_and_says_so(demo: Workspace) -> None:
+    outcome = diagnose(ReportIn(text=CRASH.read_text()), demo)
+    assert outcome.finding is not None
+    provenance = outcome.finding.provenance
+    assert provenance.costs == {"offline": 0.0} and provenance.cost_usd == 0.0
+    assert provenance.requests == sum(u.requests for u in provenance.usage.values()) > 0
+    assert any(e.detail.endswith(", $0.0000") for e in outcome.events if e.usage)
 
 
 def test_a_formatter_cannot_claim_status_checks_or_blast_radius(workspace: Workspace) -> None:
