@@ -10,6 +10,7 @@ model gets (SDK retries off, request timeout, Anthropic's prompt cache).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,14 +19,15 @@ from typing import Any
 import pytest
 from genai_prices import calc_price
 from pydantic_ai.models import Model
-from pydantic_ai.usage import RequestUsage
+from pydantic_ai.usage import RequestUsage, RunUsage
 
+from diagnoser.budget import RunLimits
 from diagnoser.events import State
 from diagnoser.finding import Status
 from diagnoser.funnel import STAGE_TOOLS, Stage
 from diagnoser.intake import ReportIn
 from diagnoser.models import Endpoint, ModelChoice, RoleModels, resolve_model
-from diagnoser.pipeline import Outcome, diagnose
+from diagnoser.pipeline import Outcome, StepFailed, diagnose, structure
 from diagnoser.retries import MAX_RETRY_WAIT_SECONDS, RETRY_ATTEMPTS
 from diagnoser.settings import Settings
 from diagnoser.workspace import Workspace
@@ -539,3 +541,18 @@ def test_near_the_request_limit_the_funnel_goes_to_report_and_a_report_is_writte
     # fourth offers no tools.
     assert offered(fake) == [EXPLORE] * 3 + [REPORT]
     assert any("request budget: 3 of 6 used" in e.detail for e in outcome.events)
+
+
+def test_the_formatter_gets_what_the_explorer_left_of_the_runs_tokens(
+    fake: FakeProvider,
+) -> None:
+    fake.replay(explorer_then_formatter(Text(OFF_TEMPLATE), FORMATTED))
+    limits = RunLimits.of(Settings(max_input_tokens=1_000))
+    with pytest.raises(StepFailed) as failed:
+        asyncio.run(structure(OFF_TEMPLATE, model_for(Wire.CHAT, fake), limits=limits,
+                              spent=RunUsage(input_tokens=900)))  # fmt: skip
+    [request] = fake.requests
+    assert failed.value.reason == (
+        f"the run used {900 + request.input_tokens:,} input tokens, over "
+        "DIAGNOSER_MAX_INPUT_TOKENS=1,000"
+    )
