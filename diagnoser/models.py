@@ -263,7 +263,7 @@ def resolve_model(
             )
         raise ConfigError(f"{setting}: '{OFFLINE}' is built per run; use ModelChoice")
     try:
-        model = infer_model(name, provider_factory=_provider_factory(endpoint))
+        model = infer_model(name, provider_factory=_provider_factory(endpoint, name))
     except ConfigError:
         raise
     except Exception as exc:  # UserError, ImportError, OpenAIError…: each provider differs
@@ -285,7 +285,7 @@ def request_settings(model: Model, settings: ModelSettings | None = None) -> Mod
         timeout = merged["timeout"]
         if isinstance(timeout, int | float):
             merged["request_timeout"] = float(timeout)
-    if model.system == "anthropic" and merged.get("cache"):
+    if getattr(model, "system", None) == "anthropic" and merged.get("cache"):
         merged = cast(ModelSettings, {**ANTHROPIC_CACHE, **merged})
     return merged
 
@@ -318,7 +318,7 @@ def unreachable(url: str, *, timeout: float = CONNECT_SECONDS) -> str | None:
     return None
 
 
-def _provider_factory(endpoint: Endpoint) -> Callable[[str], Provider[Any]]:
+def _provider_factory(endpoint: Endpoint, spec: str) -> Callable[[str], Provider[Any]]:
     """The provider, built with our retrying HTTP client and — when set — our base URL
     and key. A provider that takes no HTTP client (Bedrock) keeps its SDK's retries."""
 
@@ -327,7 +327,10 @@ def _provider_factory(endpoint: Endpoint) -> Callable[[str], Provider[Any]]:
             return infer_provider(provider)
         given = {"base_url": endpoint.base_url, "api_key": endpoint.api_key}
         kwargs: dict[str, Any] = {key: value for key, value in given.items() if value is not None}
-        cls = infer_provider_class(provider)  # ValueError: unknown provider
+        try:
+            cls = infer_provider_class(provider)
+        except ValueError:  # worded as pydantic-ai's own resolver words it
+            raise ValueError(f"Unknown model: {spec}") from None
         try:
             return cls(**kwargs, http_client=retries.retrying_client())  # type: ignore[call-arg]
         except TypeError:
