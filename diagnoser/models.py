@@ -33,7 +33,8 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr
-from pydantic_ai.models import Model, infer_model
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import Model, ModelRequestParameters, infer_model
 from pydantic_ai.models.fallback import FallbackModel
 from pydantic_ai.providers import Provider, infer_provider, infer_provider_class
 from pydantic_ai.settings import ModelSettings
@@ -54,6 +55,7 @@ __all__ = [
     "ModelChoice",
     "Probe",
     "RoleModels",
+    "RunFallback",
     "check_endpoints",
     "is_offline",
     "request_settings",
@@ -164,13 +166,47 @@ class ModelChoice:
         chain = list(self.models)
         if self.offline:
             chain.append(offline_model(report, workspace, candidates))
-        return chain[0] if len(chain) == 1 else FallbackModel(*chain)
+        return chain[0] if len(chain) == 1 else RunFallback(*chain)
 
     def model(self) -> Model:
         """The model of a chain without `offline` (which needs a run)."""
         if self.offline:
             raise ValueError("a chain ending in offline is built per run (build)")
         return self.models[0] if len(self.models) == 1 else FallbackModel(*self.models)
+
+
+class RunFallback(FallbackModel):
+    """One run's fallback chain (`ModelChoice.build`): a model that failed a request is
+    tried last for the rest of the run, so a dead provider costs its timeout (or a 500
+    storm its retries) once, not at every step of the funnel. PydanticAI's own
+    `ModelFallback(sticky=True)` capability does this for an agent's default model only;
+    our runs pass their model to `run`. Its name stays the chain's, in the order given."""
+
+    def __init__(self, *models: Model) -> None:
+        super().__init__(*models)
+        self._names = (super().model_name, super().model_id)
+
+    @property
+    def model_name(self) -> str:
+        return self._names[0]
+
+    @property
+    def model_id(self) -> str:
+        return self._names[1]
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        response = await super().request(messages, model_settings, model_request_parameters)
+        failed = {attempt.model_name for attempt in response.failed_attempts or ()}
+        if failed:
+            self.models = [m for m in self.models if m.model_name not in failed] + [
+                m for m in self.models if m.model_name in failed
+            ]
+        return response
 
 
 @dataclass(frozen=True, slots=True)

@@ -465,43 +465,45 @@ def two_models(fake: FakeProvider, failing: Reply, script: Script, **settings: A
     return RoleModels(ModelChoice.of(first, second))
 
 
-def test_a_500_storm_on_the_first_model_falls_back_to_the_next(
+def test_a_500_storm_on_the_first_model_falls_back_to_the_next_for_the_whole_run(
     fake: FakeProvider, demo: Workspace
 ) -> None:
-    """One step (the report at once): PydanticAI's FallbackModel starts every step from
-    the first model again, so a longer run pays the first model's attempts at each step."""
-    models = two_models(fake, HttpError(500, "overloaded"), replies(Text(template())))
+    models = two_models(fake, HttpError(500, "overloaded"), replies(*CAREFUL))
     outcome = diagnose(ReportIn(text=CRASH), demo, models=models)
     assert not fake.failures, fake.failures[0]
     assert outcome.state is State.COMPLETE and outcome.finding is not None
     # Our transport tries the first model RETRY_ATTEMPTS times (its SDK none), then the
-    # chain moves on and the next model answers.
+    # chain moves on; the model that failed is tried last from then on (`RunFallback`),
+    # so the storm costs its retries once, not at every step.
     assert [(r.model, r.status) for r in fake.requests] == [
         *[("gpt-a", 500)] * RETRY_ATTEMPTS,
-        ("claude-b", 200),
+        *[("claude-b", 200)] * len(CAREFUL),
     ]
     provenance = outcome.finding.provenance
     assert provenance.answered == {"investigate": ["claude-b"]}
     assert provenance.models == ["claude-b"]
-    assert provenance.requests == 1
-    assert provenance.input_tokens == fake.requests[-1].input_tokens
-    # Spent in the stage it was made in: the model wrote its report while exploring.
-    assert provenance.usage["explore"].input_tokens == fake.requests[-1].input_tokens
+    answered = fake.requests[RETRY_ATTEMPTS:]
+    assert provenance.requests == len(CAREFUL)
+    assert provenance.input_tokens == sum(r.input_tokens for r in answered)
+    assert provenance.usage["explore"].input_tokens == sum(r.input_tokens for r in answered[:4])
+    exploring = next(e for e in outcome.events if e.state is State.EXPLORING)
+    assert exploring.detail == "model gpt-a → claude-b"
 
 
 def test_a_provider_that_never_answers_costs_one_request_timeout_then_the_fallback(
     fake: FakeProvider, demo: Workspace
 ) -> None:
-    models = two_models(fake, Hang(60), replies(Text(template())),
-                        model_request_timeout_seconds=1)  # fmt: skip
+    models = two_models(fake, Hang(60), replies(*CAREFUL), model_request_timeout_seconds=1)
     started = time.monotonic()
     outcome = diagnose(ReportIn(text=CRASH), demo, models=models)
     took = time.monotonic() - started
     assert outcome.state is State.COMPLETE and outcome.finding is not None
     assert outcome.finding.provenance.answered == {"investigate": ["claude-b"]}
-    assert 1 <= took < 30  # one timeout, not the hang's minute nor the SDKs' retries
+    # One timeout for the whole run: not the hang's minute, nor one a step.
+    assert 1 <= took < 1 + len(CAREFUL) - 1
     hung = [r for r in fake.requests if r.model == "gpt-a"]
     assert hung and all(r.status == 504 for r in hung)
+    assert [r.model for r in fake.requests[len(hung) :]] == ["claude-b"] * len(CAREFUL)
 
 
 def test_a_provider_that_never_answers_ends_the_run_failed_within_its_timeout(
