@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 from pydantic_ai import AgentRunResult
 from pydantic_ai.exceptions import AgentRunError, UnexpectedModelBehavior, UsageLimitExceeded
@@ -48,16 +47,16 @@ from pydantic_ai.usage import RunUsage
 from diagnoser.agent import ExplorerDeps, explorer
 from diagnoser.budget import Budget, RunLimits
 from diagnoser.candidates import Candidate, rank_candidates
-from diagnoser.commit import head_commit
 from diagnoser.constants import RUN_TIMEOUT_SECONDS
 from diagnoser.draft import Draft
 from diagnoser.events import TRANSITIONS, Event, Recorder, Sink, State
-from diagnoser.finding import Finding, Provenance, Suspect, Usage
+from diagnoser.finding import Finding, Suspect, Usage
 from diagnoser.formatter import format_report
 from diagnoser.funnel import Funnel, Stage
 from diagnoser.grounding import ground
 from diagnoser.intake import Kind, Report, ReportIn, Trace, build_report
 from diagnoser.models import ModelChoice, RoleModels
+from diagnoser.provenance import make_provenance
 from diagnoser.suspects import SUSPECT_CANDIDATES, suspects
 from diagnoser.template import TemplateError, parse_report
 from diagnoser.usage import Costs, costs, describe, merge_costs, record, total_cost
@@ -225,7 +224,7 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
     if not report.classification.actionable:
         run.move(State.NOT_ACTIONABLE, "no investigation for this kind")
         title = f"{kind.value.replace('_', ' ')} — not investigated"
-        provenance = await asyncio.to_thread(_provenance, workspace, dict(run.durations))
+        provenance = await asyncio.to_thread(make_provenance, workspace, dict(run.durations))
         finding = Finding(
             classification=kind, title=title, provenance=provenance, triage=report.classification
         )
@@ -369,15 +368,11 @@ def ground_finding(
     stages = dict(investigation.stages)
     if structured.formatter:
         stages[STRUCTURE] = record(structured.usage)
-    provenance = _provenance(
-        workspace,
-        durations,
-        answered,
-        investigation,
-        investigation.usage + structured.usage,
-        stages=stages,
+    provenance = make_provenance(
+        workspace, durations, answered=answered, tool_calls=investigation.tool_calls,
+        usage=investigation.usage + structured.usage, stages=stages,
         priced=merge_costs(investigation.costs, structured.costs),
-    )
+    )  # fmt: skip
     found = ground(
         structured.draft, workspace, classification=kind, markdown=investigation.markdown,
         suspects=suspected,
@@ -438,42 +433,3 @@ def _reason(exc: Exception) -> str:
 
 def _name(model: Model) -> str:
     return model.model_name
-
-
-def _provenance(
-    workspace: Workspace,
-    durations: dict[str, float],
-    answered: dict[str, list[str]] | None = None,
-    investigation: Investigation | None = None,
-    usage: RunUsage | None = None,
-    *,
-    stages: dict[str, Usage] | None = None,
-    priced: Costs | None = None,
-) -> Provenance:
-    """Where and how a Finding was made: `answered` are the models that answered each
-    step, `usage` every model's, summed, `stages` per part of the run, `priced` the
-    cost per model."""
-    answered = answered or {}
-    usage = usage or RunUsage()
-    priced = priced or {}
-    total = total_cost(priced)
-    return Provenance(
-        repo=str(workspace.root),
-        commit=head_commit(workspace.root),
-        tool_calls=dict(investigation.tool_calls) if investigation else {},
-        models=list(dict.fromkeys(name for names in answered.values() for name in names)),
-        answered=answered,
-        durations=dict(durations),
-        requests=usage.requests,
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cache_read_tokens=usage.cache_read_tokens,
-        cache_write_tokens=usage.cache_write_tokens,
-        usage=stages or {},
-        costs={name: _usd(price) for name, price in priced.items()},
-        cost_usd=_usd(total) if priced else None,
-    )
-
-
-def _usd(price: Decimal | None) -> float | None:
-    return float(price) if price is not None else None

@@ -17,7 +17,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RunUsage
 
-from diagnoser import models, offline, pipeline, tools
+from diagnoser import models, offline, pipeline, provenance, tools
 from diagnoser.agent import OUTPUT_RETRIES, explorer
 from diagnoser.candidates import rank_candidates
 from diagnoser.events import TERMINAL, TRANSITIONS, Event, State
@@ -454,8 +454,9 @@ def test_blocking_steps_run_off_the_loop(
 
         return run
 
-    for name in ("build_report", "rank_candidates", "ground", "head_commit"):
+    for name in ("build_report", "rank_candidates", "ground"):
         monkeypatch.setattr(pipeline, name, recording(name, getattr(pipeline, name)))
+    monkeypatch.setattr(provenance, "head_commit", recording("head_commit", provenance.head_commit))
     # the offline model is built by the resolver, in the run's worker thread
     monkeypatch.setattr(models, "offline_model", recording("offline_model", offline.offline_model))
 
