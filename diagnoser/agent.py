@@ -10,7 +10,7 @@ The model is given per run (`explorer.run(..., model=…)`); tests swap it with
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 from pydantic_ai import Agent, ModelRetry, RunContext
@@ -19,6 +19,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.tools import ToolDefinition
 
 from diagnoser import tools
+from diagnoser.budget import Budget
 from diagnoser.errors import ToolError
 from diagnoser.finding import Level, Role
 from diagnoser.funnel import Funnel, Stage
@@ -58,6 +59,8 @@ class ExplorerDeps:
     funnel: Funnel
     on_tool: Callable[[str], None] | None = None
     """Told of every tool call as it happens (`read_range src/app.py 8-9 → 281 chars`)."""
+    budget: Budget = field(default_factory=Budget)
+    """The run's limits and usage per stage, told of every model request."""
 
 
 def map_focus(report: Report) -> list[str]:
@@ -69,7 +72,9 @@ def map_focus(report: Report) -> list[str]:
 async def offered_tools(
     ctx: RunContext[ExplorerDeps], definitions: list[ToolDefinition]
 ) -> list[ToolDefinition]:
-    """Only the current stage's tools are offered (and so callable)."""
+    """Only the current stage's tools are offered (and so callable). Called before every
+    model request, so the budget sees each one (and may end the stage first)."""
+    ctx.deps.budget.before_request(ctx.deps.funnel, ctx.usage)
     return [d for d in definitions if ctx.deps.funnel.allows(d.name)]
 
 

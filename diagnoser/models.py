@@ -17,6 +17,12 @@ Keys and base URLs come from the providers' usual variables (`OPENAI_API_KEY`,
 `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `OLLAMA_BASE_URL`, `GOOGLE_API_KEY`, …) or from
 ours per role (`DIAGNOSER_MODEL_BASE_URL`, `DIAGNOSER_MODEL_API_KEY`, `DIAGNOSER_FORMATTER_…`),
 which win: with one set, the provider is built here with them.
+
+Every provider built here sends through `retries.retrying_client()`, the one retry
+policy (429/5xx/timeouts, `Retry-After` capped), and every model's settings turn its SDK
+client's own retries off (`max_retries=0`) and bound one request, retries and waits
+included (`request_timeout`), so a dead provider costs one timeout, then the fallback.
+Anthropic models cache their prompt prefix (`ANTHROPIC_CACHE`).
 """
 
 from __future__ import annotations
@@ -26,15 +32,17 @@ import re
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr
-from pydantic_ai.models import Model, infer_model
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import Model, ModelRequestParameters, infer_model
 from pydantic_ai.models.fallback import FallbackModel
 from pydantic_ai.providers import Provider, infer_provider, infer_provider_class
 from pydantic_ai.settings import ModelSettings
 
+from diagnoser import retries
 from diagnoser.candidates import Candidate
 from diagnoser.constants import OFFLINE_MODEL
 from diagnoser.errors import ConfigError
@@ -50,8 +58,10 @@ __all__ = [
     "ModelChoice",
     "Probe",
     "RoleModels",
+    "RunFallback",
     "check_endpoints",
     "is_offline",
+    "request_settings",
     "resolve_model",
     "resolve_models",
 ]
@@ -77,6 +87,21 @@ TRIAGE_NOT_OFFLINE = (
     "unset, or set DIAGNOSER_TRIAGE_ENABLED=false"
 )
 """Said of a triage model set to `offline` (at start-up and by `diagnoser doctor`)."""
+ANTHROPIC_CACHE: dict[str, Any] = {
+    "anthropic_cache_tool_definitions": True,
+    "anthropic_cache_instructions": True,
+    "anthropic_cache_messages": True,
+    "framing_announcement": "always",
+}
+"""`cache_control` on the last tool definition, the last system block and the last
+message of every Anthropic request: the tools, the instructions (with the map) and the
+history so far are read from the cache by the next request. Per-block `_messages`
+rather than the top-level automatic `anthropic_cache`, which gateways speaking the
+Anthropic protocol may not accept. The note on `<system>` blocks PydanticAI adds to
+the system prompt once a tool appears mid-run (`conclude`) is there from the first
+request (`framing_announcement="always"`), so the instructions never change. (A funnel
+stage change rewrites the tool list, so the prefix is cached again once per stage: at
+most three writes a run.)"""
 _VARIABLE = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_KEY|BASE_URL)\b")
 """A provider's variable named in its error (`Set the ANTHROPIC_API_KEY environment …`)."""
 
@@ -149,13 +174,47 @@ class ModelChoice:
         chain = list(self.models)
         if self.offline:
             chain.append(offline_model(report, workspace, candidates))
-        return chain[0] if len(chain) == 1 else FallbackModel(*chain)
+        return chain[0] if len(chain) == 1 else RunFallback(*chain)
 
     def model(self) -> Model:
         """The model of a chain without `offline` (which needs a run)."""
         if self.offline:
             raise ValueError("a chain ending in offline is built per run (build)")
         return self.models[0] if len(self.models) == 1 else FallbackModel(*self.models)
+
+
+class RunFallback(FallbackModel):
+    """One run's fallback chain (`ModelChoice.build`): a model that failed a request is
+    tried last for the rest of the run, so a dead provider costs its timeout (or a 500
+    storm its retries) once, not at every step of the funnel. PydanticAI's own
+    `ModelFallback(sticky=True)` capability does this for an agent's default model only;
+    our runs pass their model to `run`. Its name stays the chain's, in the order given."""
+
+    def __init__(self, *models: Model) -> None:
+        super().__init__(*models)
+        self._names = (super().model_name, super().model_id)
+
+    @property
+    def model_name(self) -> str:
+        return self._names[0]
+
+    @property
+    def model_id(self) -> str:
+        return self._names[1]
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        response = await super().request(messages, model_settings, model_request_parameters)
+        failed = {attempt.model_name for attempt in response.failed_attempts or ()}
+        if failed:
+            self.models = [m for m in self.models if m.model_name not in failed] + [
+                m for m in self.models if m.model_name in failed
+            ]
+        return response
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,16 +312,31 @@ def resolve_model(
             )
         raise ConfigError(f"{setting}: '{OFFLINE}' is built per run; use ModelChoice")
     try:
-        model = infer_model(name, provider_factory=_provider_factory(endpoint))
+        model = infer_model(name, provider_factory=_provider_factory(endpoint, name))
     except ConfigError:
         raise
     except Exception as exc:  # UserError, ImportError, OpenAIError…: each provider differs
         raise ConfigError(_misconfigured(name, setting, endpoint, exc)) from None
-    if settings is not None:
-        # infer_model takes no settings; a Model keeps its own in `_settings` (set by
-        # `Model.__init__`, read by `Model.settings` and merged into every request).
-        model._settings = settings
+    # infer_model takes no settings; a Model keeps its own in `_settings` (set by
+    # `Model.__init__`, read by `Model.settings` and merged into every request).
+    model._settings = request_settings(model, settings)
     return model
+
+
+def request_settings(model: Model, settings: ModelSettings | None = None) -> ModelSettings:
+    """`settings` as `model` is given them: the SDK's own retries off (ours are in the
+    HTTP client), `request_timeout` (every attempt and wait of one request) equal to the
+    per-attempt `timeout`, and — when `settings` ask for a prompt cache (`cache`) — the
+    one Anthropic needs asked for in its own settings (`ANTHROPIC_CACHE`)."""
+    merged = ModelSettings(max_retries=0)
+    merged.update(settings or {})
+    if "timeout" in merged and "request_timeout" not in merged:
+        timeout = merged["timeout"]
+        if isinstance(timeout, int | float):
+            merged["request_timeout"] = float(timeout)
+    if getattr(model, "system", None) == "anthropic" and merged.get("cache"):
+        merged = cast(ModelSettings, {**ANTHROPIC_CACHE, **merged})
+    return merged
 
 
 def check_endpoints(models: RoleModels, *, timeout: float = CONNECT_SECONDS) -> None:
@@ -293,15 +367,23 @@ def unreachable(url: str, *, timeout: float = CONNECT_SECONDS) -> str | None:
     return None
 
 
-def _provider_factory(endpoint: Endpoint) -> Callable[[str], Provider[Any]]:
-    """PydanticAI's own provider, or — with our base URL or key — one built with them."""
-    if endpoint.base_url is None and endpoint.api_key is None:
-        return infer_provider
+def _provider_factory(endpoint: Endpoint, spec: str) -> Callable[[str], Provider[Any]]:
+    """The provider, built with our retrying HTTP client and — when set — our base URL
+    and key. A provider that takes no HTTP client (Bedrock) keeps its SDK's retries."""
 
     def build(provider: str) -> Provider[Any]:
+        if provider.startswith("gateway/"):
+            return infer_provider(provider)
         given = {"base_url": endpoint.base_url, "api_key": endpoint.api_key}
-        kwargs = {key: value for key, value in given.items() if value is not None}
-        cls = infer_provider_class(provider)  # ValueError: unknown provider
+        kwargs: dict[str, Any] = {key: value for key, value in given.items() if value is not None}
+        try:
+            cls = infer_provider_class(provider)
+        except ValueError:  # worded as pydantic-ai's own resolver words it
+            raise ValueError(f"Unknown model: {spec}") from None
+        try:
+            return cls(**kwargs, http_client=retries.retrying_client())  # type: ignore[call-arg]
+        except TypeError:
+            pass
         try:
             return cls(**kwargs)
         except TypeError:  # e.g. Bedrock: credentials of its own, no base URL

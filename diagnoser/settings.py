@@ -92,7 +92,20 @@ class Settings(BaseSettings):
     timeout_seconds: float = Field(default=constants.RUN_TIMEOUT_SECONDS, gt=0)
     """One diagnosis, every step included, ends `timed_out` after this long."""
     request_limit: int = Field(default=constants.REQUEST_LIMIT, gt=0)
-    """Model requests of one investigation (PydanticAI `UsageLimits`)."""
+    """Model requests of one investigation (PydanticAI `UsageLimits`); near it, the funnel
+    goes to its report (`budget.RunLimits.report_due`)."""
+    max_tool_calls: int = Field(default=constants.MAX_TOOL_CALLS, gt=0)
+    """Tool calls of one investigation; spent, the funnel goes to its report."""
+    max_input_tokens: int = Field(default=constants.MAX_INPUT_TOKENS, gt=0)
+    """Input tokens of one run (explorer and formatter); when the next step and the
+    report would not fit, the funnel goes to its report; over it, the run fails."""
+    max_output_tokens: int = Field(default=constants.MAX_OUTPUT_TOKENS, gt=0)
+    """Output tokens of one run, as `max_input_tokens`."""
+    max_total_tokens: int = Field(default=constants.MAX_TOTAL_TOKENS, gt=0)
+    """Input and output tokens of one run, as `max_input_tokens`."""
+    prompt_cache: bool = constants.PROMPT_CACHE
+    """Mark the stable prompt prefix (tools, instructions, history) for the provider's
+    prompt cache where it must be asked for (Anthropic; PydanticAI's `cache` elsewhere)."""
     explore_calls: int = Field(default=funnel.EXPLORE_CALLS, gt=0)
     """Tool calls of the funnel's explore stage before it moves on by itself."""
     deep_dive_calls: int = Field(default=funnel.DEEP_DIVE_CALLS, gt=0)
@@ -151,19 +164,26 @@ class Settings(BaseSettings):
 
     def explorer_settings(self) -> ModelSettings:
         """The explorer's PydanticAI model settings."""
-        return ModelSettings(
+        return self._cached(ModelSettings(
             temperature=self.model_temperature,
             max_tokens=self.model_max_tokens,
             timeout=self.model_request_timeout_seconds,
-        )
+        ))  # fmt: skip
 
     def formatter_settings(self) -> ModelSettings:
         """The formatter's PydanticAI model settings."""
-        return ModelSettings(
+        return self._cached(ModelSettings(
             temperature=self.formatter_temperature,
             max_tokens=self.formatter_max_tokens,
             timeout=self.formatter_request_timeout_seconds,
-        )
+        ))  # fmt: skip
+
+    def _cached(self, settings: ModelSettings) -> ModelSettings:
+        """With PydanticAI's provider-neutral prompt cache (`cache`) when `prompt_cache`
+        is on; Anthropic's own settings are added per model (`models.request_settings`)."""
+        if self.prompt_cache:
+            settings["cache"] = True
+        return settings
 
     def deny_list(self) -> DenyList:
         """The one deny rule every reader applies: `deny`, then `deny_extra`."""

@@ -27,6 +27,7 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from diagnoser.intake.report import Classification, Kind, Report
+from diagnoser.usage import Costs, costs
 
 __all__ = [
     "REASON_CHARS",
@@ -121,6 +122,8 @@ class Triage:
     """What happened, in words, for the run's events; empty when no model was asked."""
     previous: Kind | None = None
     """The rules' kind, when the model changed it."""
+    costs: Costs = field(default_factory=dict)
+    """What the answer cost, per model (`usage.costs`); empty when none answered."""
 
 
 def uncertain(classification: Classification, below: float) -> bool:
@@ -152,10 +155,10 @@ async def refine(
     except Exception as exc:  # a provider's own errors too: triage is never fatal
         note = f"triage model {name} failed ({_reason(exc)}); kept {was}"
         return Triage(verdict, None, usage, note)
-    answer = result.output
+    answer, priced = result.output, costs(result.all_messages())
     if answer.kind is verdict.kind:
         note = f"triage model {name} agrees: {was}: {answer.reason}"
-        return Triage(verdict, name, usage, note)
+        return Triage(verdict, name, usage, note, costs=priced)
     refined = Classification(
         kind=answer.kind,
         confidence=max(REFINED_CONFIDENCE, verdict.confidence),
@@ -166,7 +169,7 @@ async def refine(
         f"triage model {name} changed the classification from {was} to "
         f"{answer.kind.value}: {answer.reason}"
     )
-    return Triage(refined, name, usage, note, previous=verdict.kind)
+    return Triage(refined, name, usage, note, previous=verdict.kind, costs=priced)
 
 
 def _prompt(report: Report) -> str:

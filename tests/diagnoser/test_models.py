@@ -29,6 +29,7 @@ from diagnoser.events import State
 from diagnoser.finding import Status
 from diagnoser.intake import ReportIn
 from diagnoser.models import (
+    ANTHROPIC_CACHE,
     OFFLINE,
     Endpoint,
     ModelChoice,
@@ -174,10 +175,14 @@ def test_each_role_carries_its_model_settings(monkeypatch: pytest.MonkeyPatch) -
     )  # fmt: skip
     models = resolve_models(settings)
     assert models.explorer.models[0].settings == {
-        "temperature": 0.7, "max_tokens": 1000, "timeout": 9,
+        "temperature": 0.7, "max_tokens": 1000, "timeout": 9, "request_timeout": 9.0,
+        "cache": True, "max_retries": 0,  # one retry policy: ours (`diagnoser.retries`)
     }  # fmt: skip
     assert models.formatter is not None
-    assert models.formatter.settings == settings.formatter_settings()
+    assert models.formatter.settings == {
+        **settings.formatter_settings(), "max_retries": 0,
+        "request_timeout": settings.formatter_request_timeout_seconds,
+    }  # fmt: skip
     assert settings.formatter_settings()["temperature"] == 0.0
 
 
@@ -267,4 +272,32 @@ def test_without_a_fallback_the_failure_ends_the_run(workspace: Workspace) -> No
 def test_the_run_takes_its_limits_from_the_workspace_settings(repo: Path, tmp_path: Path) -> None:
     tight = Workspace(repo, Settings(request_limit=1), home=tmp_path / "home")
     outcome = diagnose(ReportIn(text=TRACE), tight)
-    assert outcome.state is State.FAILED and "request_limit" in outcome.reason
+    # One request in all: the funnel goes straight to its report, and that one writes it.
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
+    assert outcome.finding.provenance.requests == 1
+    assert any(e.detail == "request budget: 0 of 1 used" for e in outcome.events)
+
+
+def test_anthropic_models_ask_for_the_prompt_cache_and_a_stable_system_prompt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    settings = Settings(model="anthropic:claude-sonnet-4-5", fallback_models="openai:gpt-4o")
+    claude, gpt = resolve_models(settings).explorer.models
+    assert {key: claude.settings[key] for key in ANTHROPIC_CACHE} == ANTHROPIC_CACHE  # type: ignore[literal-required, index]
+    assert not ANTHROPIC_CACHE.keys() & set(gpt.settings or {})  # Anthropic's own, only there
+    off = resolve_models(Settings(model=settings.model, prompt_cache=False)).explorer.models[0]
+    assert not ANTHROPIC_CACHE.keys() & set(off.settings or {})
+    assert (off.settings or {}).get("max_retries") == 0
+
+
+def test_every_provider_built_here_sends_through_our_retrying_client(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    for spec in ("openai:gpt-4o", "anthropic:claude-sonnet-4-5"):
+        model = resolve_model(spec, setting="DIAGNOSER_MODEL")
+        client = model.client._client  # type: ignore[attr-defined]  # the SDK's httpx2 client
+        assert "TenacityTransport" in type(client._transport).__name__, spec

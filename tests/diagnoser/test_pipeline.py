@@ -17,7 +17,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RunUsage
 
-from diagnoser import models, offline, pipeline, tools
+from diagnoser import models, offline, pipeline, provenance, tools
 from diagnoser.agent import OUTPUT_RETRIES, explorer
 from diagnoser.candidates import rank_candidates
 from diagnoser.events import TERMINAL, TRANSITIONS, Event, State
@@ -262,6 +262,23 @@ def test_the_formatters_usage_is_counted_in_the_provenance(workspace: Workspace)
     chosen = RoleModels.using(model, formatter_answering(CART_DRAFT))
     outcome = diagnose(ReportIn(text=TRACE), workspace, models=chosen)
     assert outcome.finding is not None and outcome.finding.provenance.requests == both.requests
+    # Per part of the run, and in the events: the formatter's apart, as `structure`.
+    assert outcome.finding.provenance.usage["structure"].requests == 1
+    notes = {e.detail.split(":")[0]: e.usage for e in outcome.events if e.usage}
+    assert notes.keys() == {"usage investigate", "usage structure"}
+    assert notes["usage structure"] == outcome.finding.provenance.usage["structure"]
+    # Neither function model has a price: unknown, not zero.
+    assert outcome.finding.provenance.costs == {model.model_name: None, "cheap-formatter": None}
+    assert outcome.finding.provenance.cost_usd is None
+
+
+def test_the_offline_investigator_costs_nothing_and_says_so(demo: Workspace) -> None:
+    outcome = diagnose(ReportIn(text=CRASH.read_text()), demo)
+    assert outcome.finding is not None
+    provenance = outcome.finding.provenance
+    assert provenance.costs == {"offline": 0.0} and provenance.cost_usd == 0.0
+    assert provenance.requests == sum(u.requests for u in provenance.usage.values()) > 0
+    assert any(e.detail.endswith(", $0.0000") for e in outcome.events if e.usage)
 
 
 def test_a_formatter_cannot_claim_status_checks_or_blast_radius(workspace: Workspace) -> None:
@@ -437,8 +454,9 @@ def test_blocking_steps_run_off_the_loop(
 
         return run
 
-    for name in ("build_report", "rank_candidates", "ground", "head_commit"):
+    for name in ("build_report", "rank_candidates", "ground"):
         monkeypatch.setattr(pipeline, name, recording(name, getattr(pipeline, name)))
+    monkeypatch.setattr(provenance, "head_commit", recording("head_commit", provenance.head_commit))
     # the offline model is built by the resolver, in the run's worker thread
     monkeypatch.setattr(models, "offline_model", recording("offline_model", offline.offline_model))
 

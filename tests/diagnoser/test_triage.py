@@ -233,6 +233,9 @@ def test_a_refined_defect_is_investigated_with_the_triage_in_the_provenance(
     assert list(finding.provenance.answered) == [TRIAGE, "investigate"]
     assert finding.provenance.models == ["cheap-triage", "offline"]
     assert finding.provenance.requests > 1  # the triage call and the explorer's
+    assert finding.provenance.usage[TRIAGE].requests == 1  # its own part of the run…
+    assert "cheap-triage" in finding.provenance.costs  # …and its own price (unknown here)
+    assert finding.provenance.cost_usd is None  # so the total is unknown, never a guess
     assert "from noise (0.60) to bug" in notes(outcome)[0]
 
 
@@ -294,7 +297,9 @@ def test_a_triage_model_of_its_own_uses_the_formatters_endpoint() -> None:
     assert models.triage is not None and models.triage is not models.formatter
     assert models.triage.model_name == "tiny"
     assert models.triage.base_url == "http://127.0.0.1:8/v1/"
-    assert models.triage.settings == settings.formatter_settings()
+    assert models.formatter is not None and models.triage.settings == models.formatter.settings
+    assert models.triage.settings is not None
+    assert settings.formatter_settings().items() <= models.triage.settings.items()
     assert [p.setting for p in models.probes] == [
         "DIAGNOSER_FORMATTER_MODEL", "DIAGNOSER_TRIAGE_MODEL",
     ]  # fmt: skip
