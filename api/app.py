@@ -35,7 +35,7 @@ from api.schemas import DiagnoseIn
 from api.service import Service
 from api.settings import ServiceSettings, load_service_settings
 from api.store import Store
-from diagnoser.models import resolve_model
+from diagnoser.models import RoleModels, check_endpoints, resolve_models
 from diagnoser.registry import Workspaces
 from diagnoser.settings import default_database_url
 from repomap import data_home
@@ -57,24 +57,25 @@ DESCRIPTION = (
 )
 
 
-def build_service(settings: ServiceSettings, *, runner: bool = True) -> Service:
+def build_service(
+    settings: ServiceSettings, *, runner: bool = True, probe_endpoints: bool = True
+) -> Service:
     """Everything the routes need; ConfigError (one line) on a bad setting. `runner`:
     this process runs the jobs (and migrates the database first); else it only enqueues
-    them (a web worker of `diagnoser serve --workers N`)."""
+    them (a web worker of `diagnoser serve --workers N`). `probe_endpoints`: a model's
+    explicit base URL must accept a TCP connection (`models.check_endpoints`)."""
+    # First: a typo should not wait for the database. A web worker runs no model.
+    models = resolve_models(settings) if runner else RoleModels()
+    if probe_endpoints:
+        check_endpoints(models)
     url = normalise_url(settings.database_url or default_database_url())
     engine = connect(url)
     if runner:
         migrate(engine)
     store = Store(engine)
     workspaces = Workspaces(settings.repos, settings)
-    model = resolve_model(settings.model, setting="DIAGNOSER_MODEL")
-    formatter = (
-        resolve_model(settings.formatter_model, setting="DIAGNOSER_FORMATTER_MODEL", offline=False)
-        if settings.formatter_model
-        else None
-    )
     metrics = Metrics(store.job_counts)
-    runtime = Runtime(store, workspaces, settings, model, formatter, metrics)
+    runtime = Runtime(store, workspaces, settings, models, metrics)
     data_dir = Path(engine.url.database or "").parent if is_sqlite(url) else data_home()
     return Service(
         settings=settings, store=store, workspaces=workspaces,

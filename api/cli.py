@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from types import FrameType
 
 import uvicorn
+from pydantic import ValidationError
 from sqlalchemy.engine import make_url
 
 from api import workers
@@ -57,6 +58,15 @@ def parser() -> argparse.ArgumentParser:
     cli.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
+    cli.add_argument("--model", help="the explorer model (default: DIAGNOSER_MODEL, else offline)")
+    cli.add_argument(
+        "--formatter-model", help="the formatter model (default: DIAGNOSER_FORMATTER_MODEL)"
+    )
+    cli.add_argument(
+        "--fallback-models",
+        help="comma-separated models tried when the explorer's provider fails; may end in "
+        "'offline' (default: DIAGNOSER_FALLBACK_MODELS)",
+    )
     cli.add_argument(
         "--workers", type=_positive, default=1,
         help="web worker processes (1: one process answers requests and runs the jobs; N > 1: "
@@ -76,7 +86,7 @@ def serve(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
     metrics = workers.metrics_directory() if args.workers > 1 else None
     try:
-        settings = load_service_settings()
+        settings = with_flags(load_service_settings(), args)
         service = build_service(settings)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -106,6 +116,21 @@ def serve(argv: Sequence[str]) -> int:
     server = uvicorn.Server(config)
     _run(server)
     return 0 if server.started else 1
+
+
+def with_flags(settings: ServiceSettings, args: argparse.Namespace) -> ServiceSettings:
+    """`settings` with the model flags given on the command line (validated again)."""
+    given = {"model": args.model, "formatter_model": args.formatter_model}
+    update: dict[str, object] = {k: v for k, v in given.items() if v is not None}
+    if args.fallback_models is not None:
+        update["fallback_models"] = args.fallback_models
+    if not update:
+        return settings
+    try:
+        return ServiceSettings.model_validate({**settings.model_dump(), **update})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
 
 
 class _Stopped(Exception):
@@ -144,7 +169,8 @@ def banner(settings: ServiceSettings, host: str, port: int, processes: int = 1) 
     database = settings.database_url or default_database_url()
     web = f"; {processes} web workers, jobs run in this process" if processes > 1 else ""
     return "\n".join([
-        f"diagnoser: model {settings.model}; repos {repos}{web}",
+        f"diagnoser: model {' → '.join((settings.model, *settings.fallback_models))}; "
+        f"repos {repos}{web}",
         f"database: {_redacted(database)}",
         f"Swagger UI: {base}/docs",
         f"try it:     {curl}",

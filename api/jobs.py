@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 from dbos import DBOS, DBOSClient, EnqueueOptions, SetWorkflowID
-from pydantic_ai.models import Model
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import OperationalError
 
@@ -46,6 +45,7 @@ from api.settings import ServiceSettings
 from api.store import Store, utcnow
 from diagnoser import DiagnoserError, Finding, State
 from diagnoser.intake import Intake, IntakeError, ReportIn, report_fingerprint
+from diagnoser.models import RoleModels
 from diagnoser.pipeline import Event, diagnose
 from diagnoser.registry import Workspaces
 from repomap import RepoMapError
@@ -79,8 +79,8 @@ class Runtime:
     store: Store
     workspaces: Workspaces
     settings: ServiceSettings
-    model: Model | str
-    formatter: Model | str | None
+    models: RoleModels
+    """The explorer's chain and the formatter, resolved at start (`resolve_models`)."""
     metrics: Metrics
 
 
@@ -194,12 +194,10 @@ def investigate(job_id: str, prepared: Prepared) -> Investigated:
         outcome = diagnose(
             prepared.report,
             rt.workspaces.get(job.repo),
-            model=rt.model,
-            formatter=rt.formatter,
+            models=rt.models,
             traces=prepared.intake.traces,
             truncated=prepared.intake.truncated,
             sink=store_event,
-            timeout=rt.settings.timeout_seconds,
             job_id=job_id,
         )
     except (DiagnoserError, RepoMapError) as exc:  # a step refused (repo, report): it fails

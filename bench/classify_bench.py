@@ -1,6 +1,7 @@
 """Classification by source: our labelled set and the developer benchmark, old vs new.
 
     PYTHONPATH=$PWD .venv/bin/python bench/classify_bench.py [--calibrate SPLIT] [--errors dev]
+        [--uncertain]
 
 Data: bench/data/classify/{dev,test}.jsonl — short texts written for this benchmark
 (not taken from any public app-review dataset), one JSON object a line: `text`, `title`?,
@@ -17,6 +18,11 @@ Per split and source group:
   bugs, source github): how many are called not actionable.
 Plus leave-one-language-out numbers are not needed for rules that are not fitted; the
 per-language table shows where they miss instead.
+
+`--uncertain`: per confidence cut, how many texts of each split (and of the developer
+benchmark) fall below it — each one a triage model call when one is configured
+(`diagnoser.triage`) — and how many of the rules' misses are among them: what chose
+`TRIAGE_BELOW`.
 
 "Old" is `diagnoser/intake/classify.py` as on the `main` branch (loaded from `git show`
 at run time, so the comparison is made in the same run); it has no `source` argument.
@@ -36,6 +42,7 @@ from pathlib import Path
 from diagnoser.intake.classify import classify, prior_for
 from diagnoser.intake.report import Classification, Source
 from diagnoser.intake.traces import find_traces
+from diagnoser.triage import TRIAGE_BELOW
 
 HERE = Path(__file__).parent
 DATA = HERE / "data" / "classify"
@@ -184,6 +191,43 @@ def calibrate(rows: Iterable[dict[str, object]]) -> list[str]:
     return [f"  {rule:28} {sum(v) / len(v):.2f} of {len(v)}" for rule, v in sorted(seen.items())]
 
 
+def right(row: dict[str, object], verdict: Classification) -> bool:
+    """Four classes for reviews, defect or not for developer reports (as `calibrate`)."""
+    if group(row) == "developer":
+        return (verdict.kind.value in DEFECTS) == (row["label"] in DEFECTS)
+    return four_class(verdict.kind.value) == four_class(str(row["label"]))
+
+
+def uncertain() -> list[str]:
+    """Per cut: texts under it (asked of a model) and the rules' misses among them."""
+    verdicts = {split: [(r, new_classifier(r)) for r in load(split)] for split in SPLITS}
+    cases = []
+    if CASES.exists():
+        with CASES.open(encoding="utf-8") as lines:
+            cases = [
+                new_classifier({"text": json.loads(line)["problem_statement"], "source": "github"})
+                for line in lines
+            ]
+    cuts = sorted({v.confidence for pairs in verdicts.values() for _, v in pairs} | {1.0})
+    out = [
+        "under each cut: texts a model is asked about (share), the rules' misses among them "
+        f"/ all their misses (default cut: {TRIAGE_BELOW})"
+    ]
+    for cut in cuts:
+        cells = []
+        for split, pairs in verdicts.items():
+            below = [right(r, v) for r, v in pairs if v.confidence < cut]
+            misses = sum(not right(r, v) for r, v in pairs)
+            cells.append(
+                f"{split} {len(below)} of {len(pairs)} ({len(below) / len(pairs):.0%}), "
+                f"misses {below.count(False)}/{misses}"
+            )
+        if cases:
+            cells.append(f"benchmark {sum(v.confidence < cut for v in cases)} of {len(cases)}")
+        out.append(f"  < {cut:.2f}: " + " | ".join(cells))
+    return out
+
+
 def errors(split: str) -> list[str]:
     out = []
     for row in load(split):
@@ -200,7 +244,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calibrate", choices=SPLITS, help="per-rule accuracy on a split")
     parser.add_argument("--errors", choices=SPLITS, help="list the misses on a split")
+    parser.add_argument("--uncertain", action="store_true", help="texts under each confidence")
     args = parser.parse_args()
+    if args.uncertain:
+        print("\n".join(uncertain()))
+        return
     if args.errors:
         print("\n".join(errors(args.errors)))
         return

@@ -67,6 +67,8 @@ WEIGHTS: dict[str, tuple[float, ...]] = {
     "NAMED_FILE_WEIGHT": (0.0, 0.3, 0.6, 1.2),
     "NAMED_DEFINITION_WEIGHT": (0.0, 0.1, 0.2, 0.4, 0.8),
     "QUALIFIED_NAME_WEIGHT": (0.0, 0.3, 0.6, 1.2),
+    "HEADLINE_NAME_WEIGHT": (0.0, 0.3, 0.6, 1.2),
+    "DECLARATION_FACTOR": (0.5, 0.75, 1.0),
 }
 """The grid: each weight's values, tried one weight at a time."""
 RULES: dict[str, dict[tuple[object, str], object]] = {
@@ -74,6 +76,8 @@ RULES: dict[str, dict[tuple[object, str], object]] = {
     "no vendored/minified rule": {(candidates, "_is_copied"): lambda path, workspace: False},
     "no code names in mentions": {(mentions, "CODE_NAMES"): False},
     "old test-file conventions": {(candidates, "is_test"): _old_is_test},
+    "no native-failure order": {(candidates, "NATIVE_FAILURE_FIRST"): False},
+    "secondary files cut with the rest": {(candidates, "SECONDARY_BEFORE_CUT"): False},
 }
 """Each new rule switched off (or back to what it replaced)."""
 SIGNALS: dict[str, dict[str, float]] = {

@@ -5,8 +5,10 @@
 
 Packages: `intake/` (report → normalized `Report`), `tools/` (the four read-only tools
 over a `Workspace`), `render/` (JSON, Markdown, SARIF); modules: `funnel`, `agent`,
-`offline` (the embedded investigator), `draft` (what a report states), `template`,
-`formatter`, `grounding` (a draft → a Finding), `events` (states and events of a run),
+`offline` (the embedded investigator), `models` (model specs → PydanticAI models and
+fallback chains), `triage` (a cheap model refines an uncertain classification), `draft`
+(what a report states), `template`, `formatter`, `grounding`
+(a draft → a Finding), `events` (states and events of a run),
 `pipeline`, `registry` (configured repositories by name), `commit`, `errors` (the one
 error tree), `settings`, `cli`.
 """
@@ -25,6 +27,7 @@ from diagnoser.intake import (
     build_report,
     from_payload,
 )
+from diagnoser.models import ModelChoice, RoleModels, resolve_models
 from diagnoser.pipeline import Outcome, diagnose, diagnose_async
 from diagnoser.registry import TreeState, Workspaces
 from diagnoser.settings import Settings, load_settings
@@ -38,11 +41,13 @@ __all__ = [
     "Event",
     "Finding",
     "IntakeError",
+    "ModelChoice",
     "Outcome",
     "PathRefused",
     "PayloadTooLarge",
     "Report",
     "ReportIn",
+    "RoleModels",
     "Settings",
     "State",
     "Status",
@@ -57,4 +62,5 @@ __all__ = [
     "diagnose_async",
     "from_payload",
     "load_settings",
+    "resolve_models",
 ]

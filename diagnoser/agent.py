@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
+from typing import NoReturn
 
 from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.capabilities import PrepareTools, ProcessHistory
@@ -24,6 +25,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.tools import ToolDefinition
 
 from diagnoser import tools
+from diagnoser.budget import Budget
 from diagnoser.errors import ToolError
 from diagnoser.finding import Level, Role, Suspect
 from diagnoser.funnel import Funnel, Stage
@@ -47,7 +49,9 @@ SUSPECTS_HEADER = (
 )
 """The first line of the suspects block in the instructions (`suspect_hints`)."""
 TOOL_RETRIES = 2
-"""Times one tool call the model got wrong (a bad path, a locked file) may be retried."""
+"""Times a tool call whose arguments do not validate may be retried."""
+REFUSED = "refused:"
+"""How a tool's answer starts when it would not do what was asked (and says why)."""
 OUTPUT_RETRIES = 2
 """Times a report off the template or off the files goes back to the model with the
 exact mismatch; the answer after the last retry is taken as it is (grounding then drops
@@ -77,6 +81,8 @@ class ExplorerDeps:
     funnel: Funnel
     on_tool: Callable[[str], None] | None = None
     """Told of every tool call as it happens (`read_range src/app.py 8-9 → 281 chars`)."""
+    budget: Budget = field(default_factory=Budget)
+    """The run's limits and usage per stage, told of every model request."""
     suspects: Sequence[Suspect] = ()
     """The run's ranked suspects, shown in the instructions as hints (none: no block)."""
     map_tokens: int = MAP_TOKENS
@@ -97,7 +103,9 @@ def map_focus(report: Report) -> list[str]:
 async def offered_tools(
     ctx: RunContext[ExplorerDeps], definitions: list[ToolDefinition]
 ) -> list[ToolDefinition]:
-    """Only the current stage's tools are offered (and so callable)."""
+    """Only the current stage's tools are offered (and so callable). Called before every
+    model request, so the budget sees each one (and may end the stage first)."""
+    ctx.deps.budget.before_request(ctx.deps.funnel, ctx.usage)
     return [d for d in definitions if ctx.deps.funnel.allows(d.name)]
 
 
@@ -179,15 +187,25 @@ def _trim(ctx: RunContext[ExplorerDeps], messages: list[ModelMessage]) -> list[M
 
 
 def _call(ctx: RunContext[ExplorerDeps], what: str, run: Callable[[], object]) -> str:
-    """Run one tool: count it against the funnel, report it, turn its errors into retries."""
+    """Run one tool: count it against the funnel, report it, answer its errors in words.
+
+    A refusal (a secret, a path outside the repository, a file the deep-dive does not
+    allow) is an ordinary answer, not a `ModelRetry`: pydantic-ai ends a run after
+    TOOL_RETRIES retries of one tool in a row, so a report that talks the model into
+    asking for `.env` three times would end the run `failed`. The funnel's budget, which
+    every call spends, bounds a model that keeps asking."""
     ctx.deps.funnel.spend()
     try:
         text = str(run())
     except ToolError as exc:
         _tell(ctx, f"{ctx.tool_name} {what} → refused: {exc}")
-        raise ModelRetry(str(exc)) from None
+        return f"{REFUSED} {exc}"
     _tell(ctx, f"{ctx.tool_name} {what} → {len(text)} chars")
     return text
+
+
+def _refuse(message: str) -> NoReturn:
+    raise ToolError(message)
 
 
 def _tell(ctx: RunContext[ExplorerDeps], event: str) -> None:
@@ -270,7 +288,11 @@ def read_range(ctx: RunContext[ExplorerDeps], path: str, start: int, end: int) -
     funnel = ctx.deps.funnel
     if funnel.stage is Stage.DEEP_DIVE and not _near_focus(ctx.deps, path):
         allowed = sorted(funnel.focused_paths())
-        raise ModelRetry(f"in deep-dive only focused files and their neighbours: {allowed}")
+        return _call(
+            ctx,
+            path,
+            lambda: _refuse(f"in deep-dive only focused files and their neighbours: {allowed}"),
+        )
     return _call(
         ctx,
         f"{path} {start}-{end}",

@@ -1,9 +1,10 @@
 """`diagnoser`: diagnose a report against a repository, print a repo map, or check the set-up.
 
     diagnoser diagnose [--repo PATH] [REPORT_FILE | -] [--format json|markdown|sarif]
-                       [--model offline] [--formatter-model MODEL] [--provider sentry|github|…]
+                       [--model offline] [--formatter-model MODEL] [--fallback-models M,…]
+                       [--provider sentry|github|…]
     diagnoser repomap PATH [--tokens N] [--focus …]
-    diagnoser doctor [--model MODEL] [--formatter-model MODEL]
+    diagnoser doctor [--model MODEL] [--formatter-model MODEL] [--fallback-models M,…]
 
 The Finding goes to stdout; progress (one line per pipeline event) to stderr.
 Exit codes: 0 a Finding was produced (complete or not actionable); 1 the diagnosis
@@ -21,7 +22,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from diagnoser.constants import DEMO_REPO, MAX_PAYLOAD_BYTES, MAX_REPORT_BYTES
-from diagnoser.doctor import EXPLORER_ROLE, run_checks
+from diagnoser.doctor import check_models, run_checks
 from diagnoser.errors import ConfigError, DiagnoserError
 from diagnoser.intake import (
     PROVIDERS,
@@ -33,7 +34,7 @@ from diagnoser.intake import (
     load_json,
     read_limited,
 )
-from diagnoser.models import resolve_model
+from diagnoser.models import check_endpoints, resolve_models
 from diagnoser.pipeline import Event, State, diagnose
 from diagnoser.render import to_json, to_markdown, to_sarif_json
 from diagnoser.settings import Settings, default_database_url, load_settings
@@ -47,6 +48,10 @@ EXIT_USAGE = 2
 DEFAULT_REPO = DEMO_REPO
 """The demo application: a new user sees real findings at once."""
 RENDERERS = {"json": to_json, "markdown": to_markdown, "sarif": to_sarif_json}
+FALLBACK_HELP = (
+    "comma-separated models tried in order when the explorer's provider fails; may end in "
+    "'offline' (default: DIAGNOSER_FALLBACK_MODELS)"
+)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -70,9 +75,11 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--formatter-model",
-        help="a PydanticAI model that structures a report off the template "
+        help="a PydanticAI model that structures a report off the template, and refines an "
+        "uncertain classification unless DIAGNOSER_TRIAGE_MODEL names another "
         "(default: DIAGNOSER_FORMATTER_MODEL, else none)",
     )
+    run.add_argument("--fallback-models", help=FALLBACK_HELP)
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
     repomap = commands.add_parser("repomap", help="print the repo map (same as python -m repomap)")
     repomap.add_argument("args", nargs=argparse.REMAINDER)
@@ -86,6 +93,7 @@ def parser() -> argparse.ArgumentParser:
         "--formatter-model",
         help="a formatter model to check too (default: DIAGNOSER_FORMATTER_MODEL)",
     )
+    check.add_argument("--fallback-models", help=FALLBACK_HELP)
     return cli
 
 
@@ -116,18 +124,18 @@ class _BadInput(Exception):
 def run_diagnose(args: argparse.Namespace, settings: Settings) -> int:
     sink = None if args.quiet else _progress
     try:  # models first: a typo in a flag should not wait for an index build
-        spec, where = _chosen(args.model, "--model", settings.model)
-        model = resolve_model(spec or "", setting=where)
-        spec, where = _chosen(args.formatter_model, "--formatter-model", settings.formatter_model)
-        formatter = None if spec is None else resolve_model(spec, setting=where, offline=False)
+        models = resolve_models(
+            settings, model=args.model, formatter_model=args.formatter_model,
+            fallback_models=args.fallback_models,
+        )  # fmt: skip
+        check_endpoints(models)
         workspace, intake = _inputs(args, settings)
         # Here, on the main thread, where Ctrl-C and SIGTERM land and stop the parse pool;
         # the pipeline would build it in a worker thread, out of their reach.
         workspace.warm()
         outcome = diagnose(
-            intake.report, workspace, model=model, traces=intake.traces,
-            truncated=intake.truncated, sink=sink, formatter=formatter,
-            timeout=settings.timeout_seconds,
+            intake.report, workspace, models=models, traces=intake.traces,
+            truncated=intake.truncated, sink=sink,
         )  # fmt: skip
     except (_BadInput, DiagnoserError, RepoMapError) as exc:  # e.g. a data dir inside the repo
         return _usage(str(exc))
@@ -136,13 +144,6 @@ def run_diagnose(args: argparse.Namespace, settings: Settings) -> int:
         return EXIT_FAILED
     sys.stdout.write(RENDERERS[args.format](outcome.finding).rstrip("\n") + "\n")
     return EXIT_OK if outcome.state in (State.COMPLETE, State.NOT_ACTIONABLE) else EXIT_FAILED
-
-
-def _chosen(flag_value: str | None, flag: str, setting: str | None) -> tuple[str | None, str]:
-    """A flag's model spec, else the setting's, with the name to blame for a bad one."""
-    if flag_value is not None:
-        return flag_value, flag
-    return setting, f"DIAGNOSER_{flag.removeprefix('--').replace('-', '_').upper()}"
 
 
 def _inputs(args: argparse.Namespace, settings: Settings) -> tuple[Workspace, Intake]:
@@ -192,15 +193,13 @@ def run_repomap(args: argparse.Namespace, settings: Settings) -> int:
 def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
     """One line per check; exit 1 if any fails."""
     database_url = settings.database_url or default_database_url()
-    models = {
-        EXPLORER_ROLE: _chosen(args.model, "--model", settings.model)[0],
-        "formatter model": _chosen(
-            args.formatter_model, "--formatter-model", settings.formatter_model
-        )[0],
-    }
     checks = run_checks(
-        models=models, demo_repo=DEFAULT_REPO, database_url=database_url,
-        repos=settings.repos, deny=settings.deny_list(),
+        demo_repo=DEFAULT_REPO, database_url=database_url, repos=settings.repos,
+        deny=settings.deny_list(),
+        models=check_models(
+            settings, model=args.model, formatter_model=args.formatter_model,
+            fallback_models=args.fallback_models,
+        ),
     )  # fmt: skip
     for check in checks:
         print(f"{'ok ' if check.passed else 'FAIL'} {check.name}: {check.detail}")

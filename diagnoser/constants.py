@@ -9,6 +9,33 @@ from pathlib import Path
 OFFLINE_MODEL = "offline"
 """The embedded investigator's model name: the default `--model` / `DIAGNOSER_MODEL`."""
 
+REQUEST_LIMIT = 30
+"""Model requests per investigation: the funnel needs ~12; this is the outer bound."""
+
+MAX_TOOL_CALLS = 20
+"""Tool calls per investigation: the funnel's budgets allow ~15 (8 explore, focus, 5
+deep-dive, conclude); this is the outer bound."""
+MAX_INPUT_TOKENS = 250_000
+"""Input tokens per run (cached ones included): the goal is a median of 15k a diagnosis
+(docs/benchmarks.md); a run sixteen times over it is stuck, not thorough."""
+MAX_OUTPUT_TOKENS = 30_000
+"""Output tokens per run: a dozen tool calls and a ~1k-token report, with ample room."""
+MAX_TOTAL_TOKENS = 270_000
+"""Input and output tokens per run."""
+PROMPT_CACHE = True
+"""Ask providers that need it (Anthropic) to cache the prompt prefix."""
+
+EXPLORER_TEMPERATURE = 0.2
+"""Low: the explorer reasons over evidence, creativity only adds wrong guesses."""
+EXPLORER_MAX_TOKENS = 4_096
+"""Output tokens of one explorer response: the template report is ~1k; room to spare."""
+FORMATTER_TEMPERATURE = 0.0
+"""The formatter only extracts."""
+FORMATTER_MAX_TOKENS = 4_096
+"""A Finding's JSON with a few diffs fits."""
+MODEL_REQUEST_SECONDS = 120.0
+"""One model request; a provider slower than this fails it (then the fallback answers)."""
+
 RUN_TIMEOUT_SECONDS = 300.0
 """One diagnosis, every step included, ends `timed_out` after this long."""
 

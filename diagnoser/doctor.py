@@ -17,13 +17,13 @@ import sqlite3
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from diagnoser.errors import ConfigError
-from diagnoser.models import resolve_model
-from diagnoser.offline import MODEL_NAME
+from diagnoser.models import OFFLINE, TRIAGE_NOT_OFFLINE, Endpoint, is_offline, resolve_model
+from diagnoser.settings import Settings
 from repomap import DenyList, data_home
 from repomap.coverage import check_coverage
 from repomap.errors import InvalidRepoError
@@ -31,7 +31,13 @@ from repomap.files import resolve_root, walk_files
 from repomap.languages import LANGUAGES, parser_for, query_for
 
 EXPLORER_ROLE = "model"
-"""The role the embedded `offline` model can fill (the formatter's must be a real model)."""
+FALLBACK_ROLE = "fallback model"
+FORMATTER_ROLE = "formatter model"
+TRIAGE_ROLE = "triage model"
+"""The roles checked; `offline` can fill the explorer's and end its fallbacks, never the
+formatter's (it writes the template itself, it cannot structure another's report) nor
+the triage model's (the rules already are the offline triage)."""
+_NOT_OFFLINE = frozenset({FORMATTER_ROLE, TRIAGE_ROLE})
 PROBE_TIMEOUT_SECONDS = 5.0
 PROBE_FILE = ".doctor"
 POSTGRES_PORT = 5432
@@ -51,17 +57,17 @@ class Check:
 
 def run_checks(
     *,
-    models: dict[str, str | None],
+    models: Sequence[Check] = (),
     demo_repo: Path,
     database_url: str,
     repos: Mapping[str, Path] | None = None,
     deny: DenyList | None = None,
 ) -> list[Check]:
-    """Every check, in order; `models` maps a role (model, formatter model) to its string,
-    `repos` names the repositories served (each checked for what its map would index)."""
+    """Every check, in order; `models` are the model checks (`check_models`), `repos`
+    names the repositories served (each checked for what its map would index)."""
     checks = [check_grammars(), check_data_directory(data_home())]
     checks.append(check_database(database_url))
-    checks += [check_model(role, model) for role, model in models.items() if model is not None]
+    checks += models
     checks.append(Check("demo repository", demo_repo.is_dir(), str(demo_repo)))
     checks += [check_repository(name, path, deny) for name, path in (repos or {}).items()]
     return checks
@@ -154,15 +160,52 @@ def _check_sqlite(path: Path) -> Check:
     return Check("database", healthy, f"{version}; {path}: {'ok' if healthy else result}")
 
 
-def check_model(role: str, model: str) -> Check:
+def check_models(
+    settings: Settings,
+    *,
+    model: str | None = None,
+    formatter_model: str | None = None,
+    fallback_models: str | None = None,
+) -> list[Check]:
+    """A check per model of every role — the explorer, each fallback, the formatter, a
+    triage model of its own — with its own base URL and key; a flag given wins over its
+    setting."""
+    explorer = Endpoint.explorer(settings)
+    fallbacks = (
+        [s.strip() for s in fallback_models.split(",") if s.strip()]
+        if fallback_models is not None
+        else list(settings.fallback_models)
+    )
+    chain = [model if model is not None else settings.model, *fallbacks]
+    checks = [check_model(EXPLORER_ROLE, chain[0], endpoint=explorer)]
+    checks += [
+        check_model(f"{FALLBACK_ROLE} {number}", spec, endpoint=explorer)
+        for number, spec in enumerate(fallbacks, start=1)
+    ]
+    if any(is_offline(spec) for spec in chain[:-1]):
+        checks.append(Check(FALLBACK_ROLE, False, f"'{OFFLINE}' never fails: put it last"))
+    formatter = formatter_model if formatter_model is not None else settings.formatter_model
+    if formatter is not None:
+        checks.append(check_model(FORMATTER_ROLE, formatter, endpoint=Endpoint.formatter(settings)))
+    if settings.triage_enabled and settings.triage_model is not None:  # else: the formatter
+        triage = settings.triage_model
+        checks.append(check_model(TRIAGE_ROLE, triage, endpoint=Endpoint.formatter(settings)))
+    return checks
+
+
+def check_model(role: str, model: str, *, endpoint: Endpoint | None = None) -> Check:
     """The model string resolves to a PydanticAI model (provider package installed, key
     set), and its endpoint answers when it has one."""
+    if is_offline(model) and role not in _NOT_OFFLINE:
+        return Check(role, True, f"'{OFFLINE}' (embedded, no key needed)")
+    if is_offline(model) and role == TRIAGE_ROLE:
+        return Check(role, False, f"{role} {TRIAGE_NOT_OFFLINE}")
     try:
-        resolved = resolve_model(model, setting=role, offline=role == EXPLORER_ROLE)
+        resolved = resolve_model(
+            model, setting=role, endpoint=endpoint, offline_allowed=role not in _NOT_OFFLINE
+        )
     except ConfigError as exc:
         return Check(role, False, str(exc))
-    if isinstance(resolved, str):
-        return Check(role, True, f"'{MODEL_NAME}' (embedded, no key needed)")
     base_url = resolved.base_url
     if not base_url:
         return Check(role, True, f"{model!r} resolves (no network endpoint)")

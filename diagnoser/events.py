@@ -22,9 +22,11 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from diagnoser.finding import Usage
 
 
 class State(StrEnum):
@@ -75,6 +77,9 @@ class Event(BaseModel):
     detail: str = ""
     job_id: str | None = None
     """The caller's id for the run (`diagnose_async(..., job_id=…)`), on every event."""
+    usage: Annotated[Usage | None, Field(exclude_if=lambda value: value is None)] = None
+    """On a usage note (after the explorer, after the formatter): what that step's
+    models used; its `detail` says it in words, with the cost."""
 
 
 Sink = Callable[[Event], None]
@@ -98,22 +103,22 @@ class Recorder:
     def finished(self) -> bool:
         return self.state in TERMINAL
 
-    def emit(self, state: State, detail: str) -> None:
+    def emit(self, state: State, detail: str, usage: Usage | None = None) -> None:
         """Record and deliver one event (on the loop thread only; see `soon`)."""
         if threading.get_ident() != self.thread:
             raise RuntimeError("events are emitted on the run's loop thread; use soon()")
         event = Event(
             seq=len(self.events), time=datetime.now(UTC),
             at=round(time.monotonic() - self.started, 4), state=state, detail=detail,
-            job_id=self.job_id,
+            job_id=self.job_id, usage=usage,
         )  # fmt: skip
         self.events.append(event)
         if self.sink:
             self.sink(event)
 
-    def note(self, detail: str) -> None:
-        """An event in the current state (a tool call, a change of plan)."""
-        self.emit(self.state, detail)
+    def note(self, detail: str, usage: Usage | None = None) -> None:
+        """An event in the current state (a tool call, a change of plan, a step's usage)."""
+        self.emit(self.state, detail, usage)
 
     def move(self, state: State, detail: str = "") -> None:
         if state not in TRANSITIONS.get(self.state, frozenset()):

@@ -97,18 +97,46 @@ class Check(BaseModel):
     detail: str = ""
 
 
+class Usage(BaseModel):
+    """Model requests and tokens of one part of a run (a funnel stage, the formatter)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    requests: int = 0
+    input_tokens: int = 0
+    """Every input token, cached ones included."""
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    """Input tokens the provider read from its prompt cache (where it reports them)."""
+    cache_write_tokens: int = 0
+    """Input tokens the provider wrote to its prompt cache (Anthropic reports them)."""
+
+
 class Provenance(BaseModel):
     repo: str = ""
     commit: str | None = None
     models: list[str] = Field(default_factory=list)
     """Every model that touched this Finding (`offline` for the embedded investigator)."""
+    answered: dict[str, list[str]] = Field(default_factory=dict)
+    """Per step (`triage`, `investigate`, `structure`): the models that answered in it, in
+    order — more than one when a fallback model took over."""
     tool_calls: dict[str, int] = Field(default_factory=dict)
     """Per funnel stage: explore, deep_dive, report."""
     requests: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_tokens: int = 0
+    """Of `input_tokens`, read from the provider's prompt cache."""
+    cache_write_tokens: int = 0
+    """Of `input_tokens`, written to the provider's prompt cache."""
+    usage: dict[str, Usage] = Field(default_factory=dict)
+    """Per part of the run: the funnel's stages (explore, deep_dive, report) and
+    `structure` (the formatter model), each only when a model was asked in it."""
+    costs: dict[str, float | None] = Field(default_factory=dict)
+    """USD per model that answered, from genai-prices: `offline` costs 0; None when the
+    model's price is unknown (never a guess)."""
     cost_usd: float | None = None
-    """Only when the model's price is known."""
+    """The sum of `costs`; None when any model's price is unknown."""
     durations: dict[str, float] = Field(default_factory=dict)
     """Seconds per pipeline state."""
 

@@ -10,13 +10,15 @@ ends the run `failed`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 
 from pydantic_ai import Agent
 from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from diagnoser.draft import Draft
+from diagnoser.usage import Costs, costs
 
 FORMATTER_RETRIES = 2
 """Times an answer that fails the Draft's validation goes back to the formatter model."""
@@ -42,13 +44,17 @@ class Formatted:
     draft: Draft
     usage: RunUsage
     """Requests and tokens of the formatter's run alone."""
+    costs: Costs = field(default_factory=dict)
+    """What it cost, per model that answered (`usage.costs`)."""
 
 
-async def format_report(markdown: str, *, model: Model | str) -> Formatted:
-    """The Draft a free-form report describes (raises pydantic-ai's errors on failure)."""
+async def format_report(
+    markdown: str, *, model: Model | str, limits: UsageLimits | None = None
+) -> Formatted:
+    """The Draft a free-form report describes (raises pydantic-ai's errors on failure,
+    `UsageLimitExceeded` past `limits`' tokens; its requests are FORMATTER_REQUESTS)."""
+    limits = dataclasses.replace(limits or UsageLimits(), request_limit=FORMATTER_REQUESTS)
     result = await formatter_agent.run(
-        f"<report>\n{markdown}\n</report>",
-        model=model,
-        usage_limits=UsageLimits(request_limit=FORMATTER_REQUESTS),
+        f"<report>\n{markdown}\n</report>", model=model, usage_limits=limits
     )
-    return Formatted(result.output, result.usage)
+    return Formatted(result.output, result.usage, costs(result.all_messages()))

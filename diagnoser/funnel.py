@@ -63,6 +63,10 @@ class Funnel:
     def conclude(self) -> None:
         self._move(Stage.REPORT, "conclude")
 
+    def stop(self, why: str) -> None:
+        """Go to the report now, whatever the stage (the run's budget is nearly spent)."""
+        self._move(Stage.REPORT, why)
+
     def _move(self, stage: Stage, why: str) -> None:
         if stage is not self.stage:
             self.stage = stage

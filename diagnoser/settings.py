@@ -14,17 +14,22 @@ import json
 import re
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_ai.settings import ModelSettings
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from diagnoser import constants
+from diagnoser import constants, funnel
 from diagnoser.errors import ConfigError
+from diagnoser.triage import TRIAGE_BELOW, TRIAGE_TIMEOUT_SECONDS
 from repomap import DEFAULT_DENY, DenyList, data_home, parse_patterns
 
 Patterns = Annotated[tuple[str, ...], NoDecode]
 """Deny patterns; `NoDecode` so the validator, not pydantic-settings' JSON-only decoding,
 reads the environment's text."""
+Specs = Annotated[tuple[str, ...], NoDecode]
+"""Model strings, comma-separated in the environment (`openai:gpt-4o, offline`)."""
 Repos = Annotated[dict[str, Path], NoDecode]
 """Repositories by name; `NoDecode` for the same reason (`name=path,name=path`)."""
 _REPO_NAME = re.compile(constants.REPO_NAME_PATTERN)
@@ -49,12 +54,62 @@ class Settings(BaseSettings):
     """Where jobs and findings are stored: `sqlite:///path` or `postgresql://…`; unset,
     an SQLite file in the data directory (`default_database_url`)."""
     model: str = constants.OFFLINE_MODEL
-    """The explorer model: `offline` (embedded) or a PydanticAI model string; checked by
-    `models.resolve_model` at start-up."""
+    """The explorer model: `offline` (embedded) or a PydanticAI model string
+    (`openai:gpt-4o`, `anthropic:claude-sonnet-4-5`, `ollama:qwen3`…); resolved by
+    `models.resolve_models` at start-up."""
+    fallback_models: Specs = ()
+    """Tried in order when the explorer's provider fails (PydanticAI's `FallbackModel`);
+    may end in `offline`, for a Finding whatever the providers do."""
     formatter_model: str | None = None
     """The model that structures a report off the template (none: such a run fails)."""
+    model_base_url: str | None = None
+    """The explorer's endpoint (a gateway speaking its provider's protocol); unset, the
+    provider's own variable (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `OLLAMA_BASE_URL`…)."""
+    model_api_key: SecretStr | None = None
+    """The explorer's key; unset, the provider's own variable (`OPENAI_API_KEY`…)."""
+    formatter_base_url: str | None = None
+    """As `model_base_url`, for the formatter."""
+    formatter_api_key: SecretStr | None = None
+    """As `model_api_key`, for the formatter."""
+    model_temperature: float = Field(default=constants.EXPLORER_TEMPERATURE, ge=0, le=2)
+    model_max_tokens: int = Field(default=constants.EXPLORER_MAX_TOKENS, gt=0)
+    """Output tokens of one explorer response (the report is the longest)."""
+    model_request_timeout_seconds: float = Field(default=constants.MODEL_REQUEST_SECONDS, gt=0)
+    """One request to the explorer's provider; a slower one fails (then the fallback)."""
+    formatter_temperature: float = Field(default=constants.FORMATTER_TEMPERATURE, ge=0, le=2)
+    formatter_max_tokens: int = Field(default=constants.FORMATTER_MAX_TOKENS, gt=0)
+    formatter_request_timeout_seconds: float = Field(default=constants.MODEL_REQUEST_SECONDS, gt=0)
+    triage_enabled: bool = True
+    """Ask the triage model when the rules are unsure of a report's kind (`diagnoser.triage`);
+    off, the rules' verdict always stands."""
+    triage_model: str | None = None
+    """The model that refines an uncertain classification; unset, the formatter model (none:
+    no call). It shares the formatter's endpoint, key and model settings."""
+    triage_below: float = Field(default=TRIAGE_BELOW, ge=0, le=1)
+    """The rules' confidence under which the triage model is asked."""
+    triage_timeout_seconds: float = Field(default=TRIAGE_TIMEOUT_SECONDS, gt=0)
+    """The whole refinement; slower, the rules' verdict stands."""
     timeout_seconds: float = Field(default=constants.RUN_TIMEOUT_SECONDS, gt=0)
     """One diagnosis, every step included, ends `timed_out` after this long."""
+    request_limit: int = Field(default=constants.REQUEST_LIMIT, gt=0)
+    """Model requests of one investigation (PydanticAI `UsageLimits`); near it, the funnel
+    goes to its report (`budget.RunLimits.report_due`)."""
+    max_tool_calls: int = Field(default=constants.MAX_TOOL_CALLS, gt=0)
+    """Tool calls of one investigation; spent, the funnel goes to its report."""
+    max_input_tokens: int = Field(default=constants.MAX_INPUT_TOKENS, gt=0)
+    """Input tokens of one run (explorer and formatter); when the next step and the
+    report would not fit, the funnel goes to its report; over it, the run fails."""
+    max_output_tokens: int = Field(default=constants.MAX_OUTPUT_TOKENS, gt=0)
+    """Output tokens of one run, as `max_input_tokens`."""
+    max_total_tokens: int = Field(default=constants.MAX_TOTAL_TOKENS, gt=0)
+    """Input and output tokens of one run, as `max_input_tokens`."""
+    prompt_cache: bool = constants.PROMPT_CACHE
+    """Mark the stable prompt prefix (tools, instructions, history) for the provider's
+    prompt cache where it must be asked for (Anthropic; PydanticAI's `cache` elsewhere)."""
+    explore_calls: int = Field(default=funnel.EXPLORE_CALLS, gt=0)
+    """Tool calls of the funnel's explore stage before it moves on by itself."""
+    deep_dive_calls: int = Field(default=funnel.DEEP_DIVE_CALLS, gt=0)
+    """Tool calls of the deep-dive stage before the report is due."""
     repos: Repos = Field(default_factory=lambda: {"demo": constants.DEMO_REPO})
     """The repositories served, by name (`DIAGNOSER_REPOS=name=path,name=path`); the
     demo app by default."""
@@ -68,6 +123,20 @@ class Settings(BaseSettings):
     @classmethod
     def _compiles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         DenyList(value)  # ValueError naming the first bad pattern
+        return value
+
+    @field_validator("fallback_models", mode="before")
+    @classmethod
+    def _specs(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("model_base_url", "formatter_base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not is_http_url(value):
+            raise ValueError(f"not an http(s) URL with a host: {value!r}")
         return value
 
     @field_validator("repos", mode="before")
@@ -93,9 +162,42 @@ class Settings(BaseSettings):
             checked[name] = path.resolve()
         return checked
 
+    def explorer_settings(self) -> ModelSettings:
+        """The explorer's PydanticAI model settings."""
+        return self._cached(ModelSettings(
+            temperature=self.model_temperature,
+            max_tokens=self.model_max_tokens,
+            timeout=self.model_request_timeout_seconds,
+        ))  # fmt: skip
+
+    def formatter_settings(self) -> ModelSettings:
+        """The formatter's PydanticAI model settings."""
+        return self._cached(ModelSettings(
+            temperature=self.formatter_temperature,
+            max_tokens=self.formatter_max_tokens,
+            timeout=self.formatter_request_timeout_seconds,
+        ))  # fmt: skip
+
+    def _cached(self, settings: ModelSettings) -> ModelSettings:
+        """With PydanticAI's provider-neutral prompt cache (`cache`) when `prompt_cache`
+        is on; Anthropic's own settings are added per model (`models.request_settings`)."""
+        if self.prompt_cache:
+            settings["cache"] = True
+        return settings
+
     def deny_list(self) -> DenyList:
         """The one deny rule every reader applies: `deny`, then `deny_extra`."""
         return DenyList(self.deny).extended(self.deny_extra)
+
+
+def is_http_url(text: str) -> bool:
+    """`http://host…` or `https://host…` (a port, if any, a number)."""
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 (ValueError on a port that is not a number)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def parse_repos(text: str) -> dict[str, str]:

@@ -190,11 +190,15 @@ def _provenance(provenance: Provenance) -> list[str]:
     lines.append(f"- Models: {models}")
     if provenance.tool_calls:
         lines.append(f"- Tool calls: {_tool_calls(provenance.tool_calls)}")
+    cached = f" ({provenance.cache_read_tokens:,} cached)" if provenance.cache_read_tokens else ""
     lines.append(
-        f"- Requests: {provenance.requests:,}; tokens: {provenance.input_tokens:,} in, "
+        f"- Requests: {provenance.requests:,}; tokens: {provenance.input_tokens:,} in{cached}, "
         f"{provenance.output_tokens:,} out"
     )
     cost = "unknown" if provenance.cost_usd is None else f"${provenance.cost_usd:.4f}"
+    unpriced = [name for name, price in provenance.costs.items() if price is None]
+    if unpriced and provenance.cost_usd is None:
+        cost += f" (no price known for {', '.join(code_span(name) for name in unpriced)})"
     lines.append(f"- Cost: {cost}")
     if provenance.durations:
         lines.append(f"- Durations: {_durations(provenance.durations)}")

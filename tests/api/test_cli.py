@@ -16,6 +16,7 @@ import uvicorn
 
 from api import cli, workers
 from api.service import Service
+from api.settings import ServiceSettings
 from tests.api.server import ROOT, command, free_port, serve, server_env
 
 RUN_DEADLINE_SECONDS = 120.0
@@ -47,7 +48,10 @@ BAD_SETTINGS = {
     "mysql": ("DIAGNOSER_DATABASE_URL", "mysql://x", "not supported"),
     "not-a-url": ("DIAGNOSER_DATABASE_URL", "notaurl", "not a database URL"),
     "postgres-down": ("DIAGNOSER_DATABASE_URL", "postgresql://nobody@127.0.0.1:1/x", "port 1"),
-    "unknown-model": ("DIAGNOSER_MODEL", "nope:model", "'nope:model' is not usable"),
+    "unknown-model": ("DIAGNOSER_MODEL", "nope:model", "'nope:model': Unknown model"),
+    "missing-key": ("DIAGNOSER_MODEL", "anthropic:claude-x", "needs ANTHROPIC_API_KEY (or "),
+    "after-offline": ("DIAGNOSER_FALLBACK_MODELS", "test", "'test' comes after 'offline'"),
+    "base-url": ("DIAGNOSER_MODEL_BASE_URL", "localhost:4000", "not an http(s) URL"),
     "offline-formatter": ("DIAGNOSER_FORMATTER_MODEL", "offline", "cannot be 'offline'"),
     "short-key-hash": ("DIAGNOSER_API_KEYS", "sha256:abc", "64 hex digits"),
     "no-settings-file": ("DIAGNOSER_SETTINGS_FILE", "/nonexistent.toml", "no such file"),
@@ -170,3 +174,18 @@ def test_web_workers_get_time_to_start_on_a_busy_machine(
     [config] = started
     assert config.workers == 2
     assert config.timeout_worker_healthcheck == workers.HEALTHCHECK_SECONDS >= 30
+
+
+def test_serve_model_flags_override_the_settings() -> None:
+    settings = ServiceSettings(model="offline")
+    args = cli.parser().parse_args(
+        ["--model", "openai:gpt-4o", "--fallback-models", "anthropic:claude-x, offline"]
+    )
+    chosen = cli.with_flags(settings, args)
+    assert chosen.model == "openai:gpt-4o"
+    assert chosen.fallback_models == ("anthropic:claude-x", "offline")
+    assert chosen.formatter_model is None and chosen.repos == settings.repos
+    assert cli.with_flags(settings, cli.parser().parse_args([])) is settings
+    assert "model openai:gpt-4o → anthropic:claude-x → offline;" in cli.banner(
+        chosen, "127.0.0.1", 8000
+    )

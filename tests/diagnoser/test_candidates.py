@@ -597,3 +597,94 @@ def test_copies_rank_after_their_implementation_and_lead_only_alone(
     alone = make_repo({"single_include/cart.js": richer, "README.md": "cart\n"})
     found = rank(Workspace(alone, home=home), "cartTotal is wrong for refunds")
     assert [c.path for c in found] == ["single_include/cart.js"]
+
+
+BINDING = {
+    "speedups/_speedups.c": (
+        "static PyObject *\n"
+        "encode_str(PyObject *self, PyObject *args)\n"
+        "{\n"
+        "    char *buffer = PyMem_Malloc(16);\n"
+        "    return PyUnicode_FromString(buffer);\n"
+        "}\n"
+    ),
+    "speedups/encoder.py": (
+        "from speedups import _speedups\n"
+        "\n"
+        "\n"
+        "def encode(value):\n"
+        '    """Encode a value: a str, a dict of str, a list of str."""\n'
+        "    return _speedups.encode_str(value)\n"
+        "\n"
+        "\n"
+        "def encode_dict(value):\n"
+        "    return {encode(k): encode(v) for k, v in value.items()}\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def binding(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    return workspace_of(BINDING, tmp_path_factory)
+
+
+def test_a_native_failure_puts_native_files_before_their_wrapper(binding: Workspace) -> None:
+    text = "encode() of a dict of str values: {}\n\n```python\nencode_dict({'a': 'b'})\n```\n"
+    ordinary = [c.path for c in rank(binding, text, title="encode of a dict is wrong")]
+    crash = [c.path for c in rank(binding, text, title="encode of a dict segfaults")]
+    assert ordinary == ["speedups/encoder.py", "speedups/_speedups.c"]
+    assert crash == ["speedups/_speedups.c", "speedups/encoder.py"]
+
+
+def test_a_native_failure_orders_nothing_when_switched_off(
+    binding: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(candidates, "NATIVE_FAILURE_FIRST", False)
+    text = "encode() of a dict of str values: {}\n\n```python\nencode_dict({'a': 'b'})\n```\n"
+    found = [c.path for c in rank(binding, text, title="encode of a dict segfaults")]
+    assert found[0] == "speedups/encoder.py"
+
+
+def test_many_secondary_files_do_not_crowd_the_implementation_out(
+    make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vendored = (
+        "def render_widget(widget):\n    return widget_layout(widget) + widget_border(widget)\n"
+    )
+    files = {f"examples/kit{n}/widget.py": vendored for n in range(12)}
+    files["app/panel.py"] = "def render_widget(panel):\n    return panel\n"
+    workspace = Workspace(make_repo(files), home=home)
+    text = "render widget layout border of a widget is wrong"
+    assert rank(workspace, text)[0].path == "app/panel.py"
+    monkeypatch.setattr(candidates, "SECONDARY_BEFORE_CUT", False)
+    assert "app/panel.py" not in [c.path for c in rank(workspace, text)]
+
+
+DECLARED = {
+    "src/types.ts": (
+        "export interface QueryObserverOptions {\n  refetchInterval: number;\n}\n"
+        "export type QueryObserverResult = { refetchInterval: number };\n"
+        "export enum QueryStatus { Idle, Refetch }\n"
+    ),
+    "src/queryObserver.ts": (
+        "export class QueryObserver {\n"
+        "  setOptions(options) {\n"
+        "    this.refetchInterval = options.refetchInterval;\n"
+        "  }\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def declared(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    return workspace_of(DECLARED, tmp_path_factory)
+
+
+def test_a_file_of_type_declarations_goes_after_the_code(
+    declared: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "QueryObserverOptions refetchInterval is ignored by the query observer result status"
+    assert [c.path for c in rank(declared, text)] == ["src/queryObserver.ts", "src/types.ts"]
+    monkeypatch.setattr(candidates, "DECLARATION_FACTOR", 1.0)
+    assert rank(declared, text)[0].path == "src/types.ts"

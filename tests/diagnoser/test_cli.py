@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import http.server
 import io
 import json
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +172,7 @@ def test_the_models_default_to_the_settings_and_a_flag_overrides_them(
     monkeypatch.setenv("DIAGNOSER_MODEL", "nonsense:foo")
     code, out, err = run(capsys, "diagnose", str(CRASH), "--quiet")
     assert code == EXIT_USAGE and out == ""
-    assert err.startswith("error: DIAGNOSER_MODEL 'nonsense:foo' is not usable")
+    assert err.startswith("error: DIAGNOSER_MODEL 'nonsense:foo': Unknown model")
     code, out, _ = run(capsys, "doctor")  # the doctor checks what a run would use
     assert code == EXIT_FAILED and "FAIL model: model 'nonsense:foo'" in out
     code, out, _ = run(capsys, "diagnose", str(CRASH), "--quiet", "--model", "offline")
@@ -181,6 +184,82 @@ def test_the_models_default_to_the_settings_and_a_flag_overrides_them(
     code, _, err = run(capsys, "diagnose", str(CRASH), "--quiet", "--model", "offline",
                        "--formatter-model", "nonsense:foo")  # fmt: skip
     assert code == EXIT_USAGE and "--formatter-model 'nonsense:foo'" in err
+
+
+class _Refusing(http.server.BaseHTTPRequestHandler):
+    """Every request: 401, as a gateway answers a wrong key (the SDK does not retry it)."""
+
+    def do_POST(self) -> None:
+        body = b'{"error": {"message": "invalid key", "type": "invalid_request_error"}}'
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def refusing() -> Iterator[str]:
+    """A loopback gateway that refuses every request."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_fallback_chain_from_the_flag_ends_in_offline(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    refusing: str,
+) -> None:  # fmt: skip
+    monkeypatch.setenv("DIAGNOSER_FALLBACK_MODELS", "nonsense:foo")  # the flag wins
+    monkeypatch.setenv("DIAGNOSER_MODEL_BASE_URL", refusing)
+    monkeypatch.setenv("DIAGNOSER_MODEL_API_KEY", "sk-test")
+    code, out, err = run(capsys, "diagnose", str(CRASH), "--model", "openai-chat:gw",
+                         "--fallback-models", "offline")  # fmt: skip
+    assert code == EXIT_OK, err
+    assert "exploring       model gw → offline" in err
+    provenance = Finding.model_validate_json(out).provenance
+    assert provenance.answered == {"investigate": ["offline"]}  # the gateway refused
+    code, _, err = run(capsys, "diagnose", str(CRASH), "--quiet", "--model", "openai-chat:gw")
+    assert code == EXIT_USAGE and err.startswith("error: DIAGNOSER_FALLBACK_MODELS 'nonsense:foo'")
+
+
+def test_a_missing_key_or_dead_gateway_is_one_line_before_any_work(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    code, out, err = run(capsys, "diagnose", str(CRASH), "--model", "anthropic:claude-x")
+    assert code == EXIT_USAGE and out == ""
+    assert err == (
+        "error: --model 'anthropic:claude-x' needs ANTHROPIC_API_KEY (or DIAGNOSER_MODEL_API_KEY)\n"
+    )
+    monkeypatch.setenv("DIAGNOSER_MODEL_BASE_URL", "http://127.0.0.1:1/v1")
+    monkeypatch.setenv("DIAGNOSER_MODEL_API_KEY", "sk-test")
+    code, out, err = run(capsys, "diagnose", str(CRASH), "--model", "openai-chat:gw")
+    assert code == EXIT_USAGE and out == "" and len(err.splitlines()) == 1
+    assert "http://127.0.0.1:1/v1/ is unreachable" in err
+    assert err.rstrip().endswith("check DIAGNOSER_MODEL_BASE_URL")
+
+
+def test_the_doctor_checks_every_fallback(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("DIAGNOSER_FALLBACK_MODELS", "anthropic:claude-x,offline")
+    code, out, _ = run(capsys, "doctor")
+    assert code == EXIT_FAILED
+    assert "ok   model: 'offline'" not in out and "ok  model: 'offline'" in out
+    assert (
+        "FAIL fallback model 1: fallback model 1 'anthropic:claude-x' needs ANTHROPIC_API_KEY"
+        in out
+    )
+    assert "ok  fallback model 2: 'offline' (embedded, no key needed)" in out
+    assert "FAIL fallback model: 'offline' never fails: put it last" in out
 
 
 def test_the_timeout_comes_from_the_settings(

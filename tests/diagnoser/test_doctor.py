@@ -18,6 +18,7 @@ from diagnoser.doctor import (
     check_data_directory,
     check_database,
     check_model,
+    check_models,
     check_repository,
     probe,
     run_checks,
@@ -72,7 +73,7 @@ def test_a_model_with_an_endpoint_is_resolved_and_probed_with_its_key(
     server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     resolved = SimpleNamespace(base_url=server, client=SimpleNamespace(api_key=KEY))
-    monkeypatch.setattr(models, "infer_model", lambda model: resolved)
+    monkeypatch.setattr(models, "infer_model", lambda model, **_: resolved)
     check = check_model("model", "openai:gateway-model")
     assert check.passed and check.detail.endswith("reachable (HTTP 200)")
     resolved.client.api_key = "wrong"
@@ -83,13 +84,23 @@ def test_models_that_need_no_server_or_do_not_resolve() -> None:
     assert check_model("model", "offline").passed
     assert check_model("model", "test").detail == "'test' resolves (no network endpoint)"
     broken = check_model("formatter model", "nosuch:model")
-    assert not broken.passed and "formatter model 'nosuch:model' is not usable" in broken.detail
+    assert not broken.passed and "formatter model 'nosuch:model': Unknown model" in broken.detail
     empty = check_model("model", "  ")
     assert not empty.passed and empty.detail.startswith("model is empty")
 
 
+def test_a_triage_model_of_its_own_is_checked_and_never_offline() -> None:
+    own = check_models(Settings(triage_model="test"))
+    assert [(c.name, c.passed) for c in own] == [("model", True), ("triage model", True)]
+    [_, offline] = check_models(Settings(triage_model="offline"))
+    assert not offline.passed and "the rules already are the offline triage" in offline.detail
+    assert len(check_models(Settings(triage_model="test", triage_enabled=False))) == 1
+
+
 def test_an_empty_model_is_checked_not_skipped(home: Path, tmp_path: Path) -> None:
-    checks = run_checks(models={"model": ""}, demo_repo=tmp_path, database_url="sqlite://")
+    checks = run_checks(
+        models=check_models(Settings(model="")), demo_repo=tmp_path, database_url="sqlite://"
+    )
     model = next(c for c in checks if c.name == "model")
     assert not model.passed
 
@@ -165,7 +176,7 @@ def test_the_default_database_lives_in_the_data_directory(
 
 def test_run_checks_covers_every_configured_model(home: Path, tmp_path: Path) -> None:
     checks = run_checks(
-        models={"model": "offline", "formatter model": None},
+        models=check_models(Settings()),
         demo_repo=tmp_path,
         database_url=default_database_url(),
     )
@@ -199,6 +210,6 @@ def test_run_checks_checks_each_served_repository(
 ) -> None:
     repo = make_repo({"a.py": "A = 1\n"})
     checks = run_checks(
-        models={}, demo_repo=tmp_path, database_url=default_database_url(), repos={"demo": repo}
+        models=(), demo_repo=tmp_path, database_url=default_database_url(), repos={"demo": repo}
     )
     assert [c.name for c in checks][-1] == "repository demo" and checks[-1].passed

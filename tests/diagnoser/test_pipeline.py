@@ -17,12 +17,13 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RunUsage
 
-from diagnoser import offline, pipeline, tools
+from diagnoser import models, offline, pipeline, provenance, tools
 from diagnoser.agent import OUTPUT_RETRIES, explorer
 from diagnoser.candidates import rank_candidates
 from diagnoser.events import TERMINAL, TRANSITIONS, Event, State
 from diagnoser.finding import MAX_SUSPECTS, Signal, Status
 from diagnoser.intake import IntakeError, Kind, ReportIn, Source, from_payload
+from diagnoser.models import RoleModels
 from diagnoser.pipeline import (
     Investigation,
     Outcome,
@@ -153,7 +154,7 @@ def test_a_hallucinated_path_goes_back_as_a_retry_and_the_corrected_report_verif
     workspace: Workspace,
 ) -> None:
     model, seen = writer(REPORT.format(path="src/cart.py"), REPORT.format(path="src/app.py"))
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=model)
+    outcome = diagnose(ReportIn(text=TRACE), workspace, models=RoleModels.using(model))
     assert outcome.state is State.COMPLETE and outcome.finding is not None
     assert outcome.finding.status is Status.VERIFIED
     assert "files[0]: no such file: src/cart.py" in seen[1]
@@ -163,7 +164,7 @@ def test_output_that_never_fits_the_template_ends_failed_with_the_reason(
     workspace: Workspace,
 ) -> None:
     model, seen = writer("I think it is probably the cart, good luck!")
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=model)
+    outcome = diagnose(ReportIn(text=TRACE), workspace, models=RoleModels.using(model))
     assert outcome.state is State.FAILED and outcome.finding is None
     assert "no '# title' line" in outcome.reason
     assert len(seen) == 1 + OUTPUT_RETRIES  # the first answer and the bounded retries
@@ -173,7 +174,9 @@ def test_a_model_that_never_stops_hits_the_usage_limit_and_fails(workspace: Work
     def forever(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[ToolCallPart("list_dir", {"path": "."})])
 
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=FunctionModel(forever))
+    outcome = diagnose(
+        ReportIn(text=TRACE), workspace, models=RoleModels.using(FunctionModel(forever))
+    )
     assert outcome.state is State.FAILED and outcome.finding is None
     assert outcome.reason
 
@@ -182,7 +185,9 @@ def test_a_provider_error_ends_the_run_failed_saying_why(workspace: Workspace) -
     def unreachable(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         raise ConnectionRefusedError("connection refused by 127.0.0.1:9")
 
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=FunctionModel(unreachable))
+    outcome = diagnose(
+        ReportIn(text=TRACE), workspace, models=RoleModels.using(FunctionModel(unreachable))
+    )
     assert outcome.state is State.FAILED and outcome.finding is None
     assert outcome.reason == "ConnectionRefusedError: connection refused by 127.0.0.1:9"
     assert outcome.events[-1].detail == f"the model run failed: {outcome.reason}"
@@ -193,7 +198,9 @@ def test_a_slow_model_times_out(workspace: Workspace) -> None:
         await asyncio.sleep(5)
         return ModelResponse(parts=[TextPart("# late")])
 
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=FunctionModel(slow), timeout=0.2)
+    outcome = diagnose(
+        ReportIn(text=TRACE), workspace, models=RoleModels.using(FunctionModel(slow)), timeout=0.2
+    )
     assert outcome.state is State.TIMED_OUT and outcome.finding is None
 
 
@@ -232,7 +239,7 @@ CART_DRAFT: dict[str, object] = {
 def test_an_off_template_report_goes_to_the_formatter_model(workspace: Workspace) -> None:
     model, _ = writer("The bug: Cart.total in src/app.py lines 8-9 sums None prices.")
     formatter = formatter_answering(CART_DRAFT)
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=model, formatter=formatter)
+    outcome = diagnose(ReportIn(text=TRACE), workspace, models=RoleModels.using(model, formatter))
     assert outcome.state is State.COMPLETE and outcome.finding is not None
     assert outcome.finding.status is Status.VERIFIED
     assert outcome.finding.classification is Kind.CRASH  # intake's, not the formatter's
@@ -252,10 +259,26 @@ def test_the_formatters_usage_is_counted_in_the_provenance(workspace: Workspace)
     assert finding.provenance.requests == both.requests == explored.usage.requests + 1
     assert finding.provenance.input_tokens == both.input_tokens > explored.usage.input_tokens
     assert finding.provenance.output_tokens == both.output_tokens
-    outcome = diagnose(
-        ReportIn(text=TRACE), workspace, model=model, formatter=formatter_answering(CART_DRAFT)
-    )
+    chosen = RoleModels.using(model, formatter_answering(CART_DRAFT))
+    outcome = diagnose(ReportIn(text=TRACE), workspace, models=chosen)
     assert outcome.finding is not None and outcome.finding.provenance.requests == both.requests
+    # Per part of the run, and in the events: the formatter's apart, as `structure`.
+    assert outcome.finding.provenance.usage["structure"].requests == 1
+    notes = {e.detail.split(":")[0]: e.usage for e in outcome.events if e.usage}
+    assert notes.keys() == {"usage investigate", "usage structure"}
+    assert notes["usage structure"] == outcome.finding.provenance.usage["structure"]
+    # Neither function model has a price: unknown, not zero.
+    assert outcome.finding.provenance.costs == {model.model_name: None, "cheap-formatter": None}
+    assert outcome.finding.provenance.cost_usd is None
+
+
+def test_the_offline_investigator_costs_nothing_and_says_so(demo: Workspace) -> None:
+    outcome = diagnose(ReportIn(text=CRASH.read_text()), demo)
+    assert outcome.finding is not None
+    provenance = outcome.finding.provenance
+    assert provenance.costs == {"offline": 0.0} and provenance.cost_usd == 0.0
+    assert provenance.requests == sum(u.requests for u in provenance.usage.values()) > 0
+    assert any(e.detail.endswith(", $0.0000") for e in outcome.events if e.usage)
 
 
 def test_a_formatter_cannot_claim_status_checks_or_blast_radius(workspace: Workspace) -> None:
@@ -276,8 +299,7 @@ def test_a_formatter_cannot_claim_status_checks_or_blast_radius(workspace: Works
     outcome = diagnose(
         ReportIn(text=TRACE),
         workspace,
-        model=model,
-        formatter=formatter_answering(claimed, schemas),
+        models=RoleModels.using(model, formatter_answering(claimed, schemas)),
     )
     properties = set(schemas[0]["properties"])  # type: ignore[call-overload]
     assert not properties & {"status", "checks", "provenance", "suspects", "classification"}
@@ -408,7 +430,13 @@ def test_the_timeout_fires_while_a_tool_is_still_running(
 
     workspace.warm()
     model = FunctionModel(lister)
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=model, timeout=1.0, sink=blocker.sink)
+    outcome = diagnose(
+        ReportIn(text=TRACE),
+        workspace,
+        models=RoleModels.using(model),
+        timeout=1.0,
+        sink=blocker.sink,
+    )
     assert outcome.state is State.TIMED_OUT and outcome.report is not None
     assert outcome.reason == "timed out after 1 s in exploring"
     assert blocker.threads and blocker.blocked_at_the_end is True
@@ -426,8 +454,11 @@ def test_blocking_steps_run_off_the_loop(
 
         return run
 
-    for name in ("build_report", "rank_candidates", "offline_model", "ground", "head_commit"):
+    for name in ("build_report", "rank_candidates", "ground"):
         monkeypatch.setattr(pipeline, name, recording(name, getattr(pipeline, name)))
+    monkeypatch.setattr(provenance, "head_commit", recording("head_commit", provenance.head_commit))
+    # the offline model is built by the resolver, in the run's worker thread
+    monkeypatch.setattr(models, "offline_model", recording("offline_model", offline.offline_model))
 
     async def from_a_server() -> tuple[Outcome, int]:
         return await diagnose_async(ReportIn(text=TRACE), workspace), get_ident()
@@ -612,7 +643,7 @@ def test_a_real_model_gets_our_suspects_too_not_its_own(workspace: Workspace) ->
             "suspects": [{"path": "made/up.py", "line": 1, "score": 9, "source": "frame"}],
         }
     )
-    outcome = diagnose(ReportIn(text=TRACE), workspace, model=model, formatter=formatter)
+    outcome = diagnose(ReportIn(text=TRACE), workspace, models=RoleModels.using(model, formatter))
     assert outcome.finding is not None and outcome.finding.suspects
     assert outcome.finding.suspects[0].path == "src/app.py"
     assert "made/up.py" not in [s.path for s in outcome.finding.suspects]

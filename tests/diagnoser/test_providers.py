@@ -3,33 +3,39 @@ Anthropic Messages) against a fake provider on loopback (`tests.fakes.provider`)
 each stage of the funnel offers on the wire, the formatter, provider errors and retries,
 malformed tool calls, grounding retries, and prompt injection.
 
-Models are built in ONE place, `model_for`: when model resolution moves to
-`diagnoser.models`, only that function changes.
+Models are built in ONE place, `model_for`, by `diagnoser.models.resolve_model` — so
+through our retrying HTTP client (`diagnoser.retries`) and with the settings every
+model gets (SDK retries off, request timeout, Anthropic's prompt cache).
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from genai_prices import calc_price
 from pydantic_ai.models import Model
-from pydantic_ai.models.anthropic import AnthropicModel
-from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
-from pydantic_ai.providers.anthropic import AnthropicProvider
-from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.usage import RequestUsage, RunUsage
 
 from diagnoser.agent import SUSPECTS_HEADER
+from diagnoser.budget import RunLimits
 from diagnoser.events import State
 from diagnoser.finding import Status
 from diagnoser.funnel import STAGE_TOOLS, Stage
 from diagnoser.intake import ReportIn
-from diagnoser.pipeline import Outcome, diagnose
+from diagnoser.models import Endpoint, ModelChoice, RoleModels, resolve_model
+from diagnoser.pipeline import Outcome, StepFailed, diagnose, structure
+from diagnoser.retries import MAX_RETRY_WAIT_SECONDS, RETRY_ATTEMPTS
+from diagnoser.settings import Settings
 from diagnoser.workspace import Workspace
 from tests.diagnoser.conftest import SECRET
 from tests.fakes.provider import (
     FakeProvider,
+    Hang,
     HttpError,
     Reply,
     Request,
@@ -45,27 +51,25 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
 CRASH = (SAMPLES / "reports" / "issue_load_more_500.md").read_text()
 STORE = "backend/notes/store.py"
 MODEL_NAMES = {Wire.RESPONSES: "gpt-x", Wire.CHAT: "gpt-chat-x", Wire.MESSAGES: "claude-x"}
+PROVIDERS = {Wire.RESPONSES: "openai", Wire.CHAT: "openai-chat", Wire.MESSAGES: "anthropic"}
 EXPLORE = STAGE_TOOLS[Stage.EXPLORE]
 DEEP_DIVE = STAGE_TOOLS[Stage.DEEP_DIVE]
 REPORT = STAGE_TOOLS[Stage.REPORT]
 RETRY_AFTER_SECONDS = 0.3
-"""Short, so the test is quick; the SDKs accept fractional seconds."""
-SDK_RETRIES = 2
-"""The openai and anthropic clients' own `max_retries` default (pydantic-ai keeps it)."""
+"""Short, so the test is quick; our transport accepts fractional seconds."""
 SDKS = [Wire.CHAT, Wire.MESSAGES]
 """One wire per client library, where the library is what is under test (the Responses
 wire goes through the same `openai` client as Chat Completions)."""
 
 
-def model_for(wire: Wire, fake: FakeProvider) -> Model:
-    """The real provider model that speaks `wire`, pointed at the fake."""
-    name = MODEL_NAMES[wire]
-    if wire is Wire.MESSAGES:
-        return AnthropicModel(name, provider=AnthropicProvider(base_url=fake.url, api_key="test"))
-    openai = OpenAIProvider(base_url=fake.url + "/v1", api_key="test")
-    if wire is Wire.CHAT:
-        return OpenAIChatModel(name, provider=openai)
-    return OpenAIResponsesModel(name, provider=openai)
+def model_for(wire: Wire, fake: FakeProvider, name: str | None = None, **settings: Any) -> Model:
+    """The real provider model that speaks `wire`, pointed at the fake, as
+    `diagnoser.models` builds it (`settings`: `Settings` fields, e.g. a timeout)."""
+    base = fake.url if wire is Wire.MESSAGES else fake.url + "/v1"
+    return resolve_model(
+        f"{PROVIDERS[wire]}:{name or MODEL_NAMES[wire]}", setting="DIAGNOSER_MODEL",
+        endpoint=Endpoint(base, "test"), settings=Settings(**settings).explorer_settings(),
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +98,9 @@ def run(
     """One diagnosis with the explorer (and the formatter, if any) on `fake`."""
     fake.replay(script)
     outcome = diagnose(
-        ReportIn(text=text), workspace, model=model_for(wire, fake),
-        formatter=model_for(formatter, fake) if formatter else None,
+        ReportIn(text=text), workspace, models=RoleModels.using(
+            model_for(wire, fake), model_for(formatter, fake) if formatter else None
+        ),
     )  # fmt: skip
     assert not fake.failures, fake.failures[0]
     return outcome
@@ -168,28 +173,24 @@ def test_the_funnel_runs_end_to_end_over_each_wire(
     # The usage the fake fills in is what the Finding reports.
     assert provenance.input_tokens == sum(r.input_tokens for r in fake.requests) > 0
     assert provenance.output_tokens > 0
+    # Per funnel stage: four requests explore, two deep-dive, one writes the report.
+    spent = {stage: (u.requests, u.input_tokens) for stage, u in provenance.usage.items()}
+    assert spent == {
+        stage: (len(part), sum(r.input_tokens for r in part))
+        for stage, part in (("explore", fake.requests[:4]), ("deep_dive", fake.requests[4:6]),
+                            ("report", fake.requests[6:]))
+    }  # fmt: skip
+    # No price is known for a made-up model name: unknown, not zero.
+    assert provenance.costs == {MODEL_NAMES[wire]: None} and provenance.cost_usd is None
     # Tool results reached the model: the read in deep-dive shows the faulty line.
     assert "return max(1, total // per_page)" in fake.requests[5].results()[-1].text
     first = fake.requests[0]
     assert "## Root cause" in first.instructions and "Repository map" in first.instructions
     assert STORE in first.instructions  # the map is focused on the report's frames
     assert "Load more" in first.messages[0].text  # the report, as the first user turn
-    if wire is not Wire.MESSAGES:  # Anthropic: see the xfail test below
-        assert {r.instructions for r in fake.requests} == {first.instructions}
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="pydantic-ai 2.68 announces a tool added mid-run (`conclude`) in a <system> block "
-    "of a user turn on Anthropic, and prepends a note about such blocks to the system prompt "
-    "from then on: the cached prefix changes at the deep-dive (issue 13 §3: a stable prefix)",
-)
-def test_the_instructions_stay_the_same_for_the_whole_run_on_anthropic(
-    fake: FakeProvider, demo: Workspace
-) -> None:
-    run(fake, replies(*CAREFUL), demo, wire=Wire.MESSAGES)
-    first = fake.requests[0].instructions
-    assert [r.instructions for r in fake.requests] == [first] * len(fake.requests)
+    # The prefix a provider caches never changes within a run (on Anthropic, pydantic-ai's
+    # note on mid-run <system> blocks is there from the first request: `ANTHROPIC_CACHE`).
+    assert {r.instructions for r in fake.requests} == {first.instructions}
 
 
 @pytest.mark.parametrize("wire", [Wire.CHAT, Wire.RESPONSES])
@@ -256,11 +257,11 @@ def test_a_report_off_the_template_goes_to_the_formatter_over_chat_completions(
 
 
 @pytest.mark.parametrize("wire", SDKS)
-def test_a_429_with_retry_after_is_retried_by_the_client_after_that_delay(
+def test_a_429_with_retry_after_is_retried_by_our_transport_after_that_delay(
     fake: FakeProvider, demo: Workspace, wire: Wire
 ) -> None:
-    """The SDK's own retry: it waits what `Retry-After` says, then sends the same request
-    again; pydantic-ai sees only the success."""
+    """Our transport's retry (the SDK's own are off): it waits what `Retry-After` says,
+    then sends the same request again; pydantic-ai sees only the success."""
     limited = HttpError(429, "slow down", {"Retry-After": str(RETRY_AFTER_SECONDS)})
     outcome = run(fake, replies(limited, Text(template())), demo, wire=wire)
     assert outcome.state is State.COMPLETE and outcome.finding is not None
@@ -269,29 +270,33 @@ def test_a_429_with_retry_after_is_retried_by_the_client_after_that_delay(
     assert (first.status, second.status) == (429, 200)
     assert second.body == first.body
     assert second.at - first.at >= RETRY_AFTER_SECONDS
-    assert outcome.finding.provenance.requests == 1  # the retry is the client's, unseen
+    assert outcome.finding.provenance.requests == 1  # the retry is the transport's, unseen
 
 
 @pytest.mark.parametrize("wire", SDKS)
-def test_a_provider_that_stays_rate_limited_fails_the_run_after_the_clients_retries(
+def test_a_provider_that_stays_rate_limited_fails_the_run_after_our_retries(
     fake: FakeProvider, demo: Workspace, wire: Wire
 ) -> None:
     limited = HttpError(429, "quota exhausted", {"Retry-After": "0.01"})
     outcome = run(fake, lambda request: limited, demo, wire=wire)
     assert outcome.state is State.FAILED and outcome.finding is None
-    assert [r.status for r in fake.requests] == [429] * (1 + SDK_RETRIES)
+    assert [r.status for r in fake.requests] == [429] * RETRY_ATTEMPTS  # none by the SDK
+    # The last answer reaches the SDK unread: its error carries the provider's message.
     assert "429" in outcome.reason and "quota exhausted" in outcome.reason
 
 
-def test_the_openai_client_does_not_wait_for_a_retry_after_beyond_two_minutes(
-    fake: FakeProvider, demo: Workspace
+@pytest.mark.parametrize("wire", SDKS)
+def test_a_retry_after_of_an_hour_is_not_waited_for(
+    fake: FakeProvider, demo: Workspace, wire: Wire
 ) -> None:
-    """openai 3.x gives up at once when `Retry-After` exceeds 120 s (anthropic 2.x has no
-    such cap: it would sleep that long, bounded only by the run's timeout)."""
+    """Over MAX_RETRY_WAIT_SECONDS, the answer goes back at once (then the fallback, if
+    any) — anthropic's client alone would sleep the hour."""
     limited = HttpError(429, "come back in an hour", {"Retry-After": "3600"})
-    outcome = run(fake, replies(limited), demo, wire=Wire.CHAT)
+    outcome = run(fake, replies(limited), demo, wire=wire)
     assert outcome.state is State.FAILED and "come back in an hour" in outcome.reason
     assert [r.status for r in fake.requests] == [429]
+    assert MAX_RETRY_WAIT_SECONDS < 3600
+    assert outcome.events[-1].at < MAX_RETRY_WAIT_SECONDS  # no wait at all, really
 
 
 BROKEN_ARGS = '{"path": "backend/notes/store.py", "start": 76,'
@@ -362,9 +367,7 @@ OBEYING = (
     call("conclude"),
 )
 """A model that obeys the report and the code comment at every step, even focusing on the
-secrets so that the deep-dive's own gate lets them through to the workspace's. Its refused reads
-are never three in a row: pydantic-ai ends the run at a tool's third failure without a
-success between (see the next test)."""
+secrets so that the deep-dive's own gate lets them through to the workspace's."""
 FORBIDDEN = (0, 2, 3, 4, 5, 8, 9)
 """The calls in OBEYING that must read nothing."""
 
@@ -408,15 +411,174 @@ def test_an_injected_report_and_comment_read_nothing_denied_or_outside(
     assert outcome.finding.provenance.tool_calls == {"explore": 7, "deep_dive": 3, "report": 0}
 
 
-def test_a_model_that_keeps_asking_for_secrets_fails_the_run_having_read_none(
+def test_a_model_that_keeps_asking_for_secrets_still_ends_in_a_finding_having_read_none(
     fake: FakeProvider, hostile: Workspace
 ) -> None:
-    """Fail-closed: each refusal goes back to the model as a retry; the third refusal of
-    one tool in a row ends the run `failed` (pydantic-ai's tool retries, `retries=2`)."""
-    script = replies(*(OBEYING[i] for i in (0, 2, 4)))
+    """A refusal is an answer, not a retry: refused reads in a row do not end the run
+    (pydantic-ai would end it at a tool's third retry); the funnel's budget bounds them."""
+    secrets = [OBEYING[i] for i in (0, 2, 4)]
+    script = replies(*secrets, *secrets, call("focus", locations=["src/app.py:8-9"]),
+                     call("conclude"), Text(cart_report()))  # fmt: skip
     outcome = run(fake, script, hostile, HOSTILE_TRACE, wire=Wire.CHAT)
-    assert outcome.state is State.FAILED and outcome.finding is None
-    assert "exceeded max retries" in outcome.reason
-    refusals = [r.text for r in fake.requests[-1].results()]
-    assert len(refusals) == 2 and all("refused" in text for text in refusals)
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
+    assert outcome.finding.status is Status.VERIFIED
+    refusals = [fake.requests[i + 1].results()[-1].text for i in range(len(secrets) * 2)]
+    assert all(text.startswith("refused:") for text in refusals), refusals
     assert SECRET not in every_text(fake) and PASSWD_LINE not in every_text(fake)
+
+
+# Usage and cost, prompt caching, retries and fallbacks, hard limits.
+
+PRICED = "gpt-4o"
+"""A model genai-prices knows (OpenAI's, found by the provider's name: the fake's URL is
+no provider's)."""
+
+
+def test_usage_and_cost_in_provenance_and_events_are_what_the_fake_reported(
+    fake: FakeProvider, demo: Workspace
+) -> None:
+    fake.replay(replies(*CAREFUL))
+    model = model_for(Wire.CHAT, fake, PRICED)
+    outcome = diagnose(ReportIn(text=CRASH), demo, models=RoleModels.using(model))
+    assert outcome.finding is not None
+    provenance = outcome.finding.provenance
+    tokens_in = sum(r.input_tokens for r in fake.requests)
+    assert provenance.input_tokens == tokens_in > 0
+    # The price, worked out from the fake's own numbers with genai-prices directly.
+    assert len(fake.requests) == len(CAREFUL)
+    expected = calc_price(
+        RequestUsage(input_tokens=tokens_in, output_tokens=provenance.output_tokens),
+        PRICED, provider_id="openai",
+    ).total_price  # fmt: skip
+    assert provenance.costs == {PRICED: pytest.approx(float(expected))}
+    assert provenance.cost_usd == pytest.approx(float(expected)) and expected > 0
+    [note] = [e for e in outcome.events if e.detail.startswith("usage investigate")]
+    assert note.usage is not None and note.usage.input_tokens == tokens_in
+    assert f"{tokens_in:,} input tokens" in note.detail and f"${expected:.4f}" in note.detail
+
+
+def test_anthropic_requests_mark_the_prefix_for_the_prompt_cache_and_read_it_back(
+    fake: FakeProvider, demo: Workspace
+) -> None:
+    outcome = run(fake, replies(*CAREFUL), demo, wire=Wire.MESSAGES)
+    assert outcome.finding is not None
+    for request in fake.requests:
+        body = request.body
+        marked = [b for b in body["system"] if "cache_control" in b]
+        assert len(marked) == 1 and "## Root cause" in marked[0]["text"]  # the instructions
+        if body.get("tools"):  # the last tool definition (none are offered in the report stage)
+            assert "cache_control" in body["tools"][-1]
+        assert "cache_control" in body["messages"][-1]["content"][-1]  # the history so far
+    provenance = outcome.finding.provenance
+    # Within a stage the prefix is read back; a stage change rewrites the tool list.
+    reads = [r.cache_read_tokens for r in fake.requests]
+    assert reads[0] == 0 and all(reads[i] > 0 for i in (1, 2, 3, 5))
+    assert provenance.cache_read_tokens == sum(reads) > 0
+    assert provenance.cache_write_tokens == sum(r.cache_write_tokens for r in fake.requests) > 0
+    assert provenance.input_tokens == sum(r.input_tokens for r in fake.requests)
+    assert provenance.usage["explore"].cache_read_tokens == sum(reads[:4])
+
+
+def two_models(fake: FakeProvider, failing: Reply, script: Script, **settings: Any) -> RoleModels:
+    """A chain of two models on the fake: `gpt-a` (Chat Completions) answers `failing`
+    to everything, `claude-b` (Anthropic) follows `script`."""
+    answer = script
+    fake.replay(lambda request: failing if request.model == "gpt-a" else answer(request))
+    first = model_for(Wire.CHAT, fake, "gpt-a", **settings)
+    second = model_for(Wire.MESSAGES, fake, "claude-b", **settings)
+    return RoleModels(ModelChoice.of(first, second))
+
+
+def test_a_500_storm_on_the_first_model_falls_back_to_the_next_for_the_whole_run(
+    fake: FakeProvider, demo: Workspace
+) -> None:
+    models = two_models(fake, HttpError(500, "overloaded"), replies(*CAREFUL))
+    outcome = diagnose(ReportIn(text=CRASH), demo, models=models)
+    assert not fake.failures, fake.failures[0]
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
+    # Our transport tries the first model RETRY_ATTEMPTS times (its SDK none), then the
+    # chain moves on; the model that failed is tried last from then on (`RunFallback`),
+    # so the storm costs its retries once, not at every step.
+    assert [(r.model, r.status) for r in fake.requests] == [
+        *[("gpt-a", 500)] * RETRY_ATTEMPTS,
+        *[("claude-b", 200)] * len(CAREFUL),
+    ]
+    provenance = outcome.finding.provenance
+    assert provenance.answered == {"investigate": ["claude-b"]}
+    assert provenance.models == ["claude-b"]
+    answered = fake.requests[RETRY_ATTEMPTS:]
+    assert provenance.requests == len(CAREFUL)
+    assert provenance.input_tokens == sum(r.input_tokens for r in answered)
+    assert provenance.usage["explore"].input_tokens == sum(r.input_tokens for r in answered[:4])
+    exploring = next(e for e in outcome.events if e.state is State.EXPLORING)
+    assert exploring.detail == "model gpt-a → claude-b"
+
+
+def test_a_provider_that_never_answers_costs_one_request_timeout_then_the_fallback(
+    fake: FakeProvider, demo: Workspace
+) -> None:
+    models = two_models(fake, Hang(60), replies(*CAREFUL), model_request_timeout_seconds=1)
+    started = time.monotonic()
+    outcome = diagnose(ReportIn(text=CRASH), demo, models=models)
+    took = time.monotonic() - started
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
+    assert outcome.finding.provenance.answered == {"investigate": ["claude-b"]}
+    # One timeout for the whole run: not the hang's minute, nor one a step.
+    assert 1 <= took < 1 + len(CAREFUL) - 1
+    hung = [r for r in fake.requests if r.model == "gpt-a"]
+    assert hung and all(r.status == 504 for r in hung)
+    assert [r.model for r in fake.requests[len(hung) :]] == ["claude-b"] * len(CAREFUL)
+
+
+def test_a_provider_that_never_answers_ends_the_run_failed_within_its_timeout(
+    fake: FakeProvider, demo: Workspace
+) -> None:
+    fake.replay(lambda request: Hang(60))
+    model = model_for(Wire.MESSAGES, fake, model_request_timeout_seconds=1)
+    started = time.monotonic()
+    outcome = diagnose(ReportIn(text=CRASH), demo, models=RoleModels.using(model))
+    assert outcome.state is State.FAILED and "timed out" in outcome.reason.lower()
+    assert 1 <= time.monotonic() - started < 30
+
+
+def test_a_run_over_its_input_tokens_fails_naming_the_setting(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    settings = Settings(max_input_tokens=1_000, repos={"demo": SAMPLES / "demo_app"})
+    workspace = Workspace(SAMPLES / "demo_app", settings, home=tmp_path)
+    outcome = run(fake, replies(*CAREFUL), workspace, wire=Wire.CHAT)
+    assert outcome.state is State.FAILED and outcome.finding is None
+    [request] = fake.requests  # the first answer was over: no second request
+    assert outcome.reason == (
+        f"the run used {request.input_tokens:,} input tokens, over DIAGNOSER_MAX_INPUT_TOKENS=1,000"
+    )
+    assert outcome.reason in outcome.events[-1].detail
+
+
+def test_near_the_request_limit_the_funnel_goes_to_report_and_a_report_is_written(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    settings = Settings(request_limit=6, repos={"demo": SAMPLES / "demo_app"})
+    workspace = Workspace(SAMPLES / "demo_app", settings, home=tmp_path)
+    grep = call("grep", pattern="page_count")
+    outcome = run(fake, replies(grep, grep, grep, Text(template())), workspace, wire=Wire.CHAT)
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
+    # Three requests explore; with three left (the report and its two retries) the
+    # fourth offers no tools.
+    assert offered(fake) == [EXPLORE] * 3 + [REPORT]
+    assert any("request budget: 3 of 6 used" in e.detail for e in outcome.events)
+
+
+def test_the_formatter_gets_what_the_explorer_left_of_the_runs_tokens(
+    fake: FakeProvider,
+) -> None:
+    fake.replay(explorer_then_formatter(Text(OFF_TEMPLATE), FORMATTED))
+    limits = RunLimits.of(Settings(max_input_tokens=1_000))
+    with pytest.raises(StepFailed) as failed:
+        asyncio.run(structure(OFF_TEMPLATE, model_for(Wire.CHAT, fake), limits=limits,
+                              spent=RunUsage(input_tokens=900)))  # fmt: skip
+    [request] = fake.requests
+    assert failed.value.reason == (
+        f"the run used {900 + request.input_tokens:,} input tokens, over "
+        "DIAGNOSER_MAX_INPUT_TOKENS=1,000"
+    )

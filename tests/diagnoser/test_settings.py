@@ -84,6 +84,44 @@ def test_run_settings_from_the_environment(
     assert settings.repos == {"web": web.resolve(), "api.v2": api.resolve()}
 
 
+def test_model_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DIAGNOSER_FALLBACK_MODELS", " anthropic:claude-sonnet-4-5 ,, offline ")
+    monkeypatch.setenv("DIAGNOSER_MODEL_BASE_URL", "http://127.0.0.1:4000/v1")
+    monkeypatch.setenv("DIAGNOSER_MODEL_API_KEY", "sk-gateway")
+    monkeypatch.setenv("DIAGNOSER_FORMATTER_TEMPERATURE", "0.3")
+    monkeypatch.setenv("DIAGNOSER_MODEL_REQUEST_TIMEOUT_SECONDS", "15")
+    monkeypatch.setenv("DIAGNOSER_REQUEST_LIMIT", "12")
+    monkeypatch.setenv("DIAGNOSER_EXPLORE_CALLS", "3")
+    monkeypatch.setenv("DIAGNOSER_DEEP_DIVE_CALLS", "2")
+    settings = load_settings()
+    assert settings.fallback_models == ("anthropic:claude-sonnet-4-5", "offline")
+    assert settings.model_base_url == "http://127.0.0.1:4000/v1"
+    assert settings.model_api_key is not None
+    assert settings.model_api_key.get_secret_value() == "sk-gateway"
+    assert "sk-gateway" not in repr(settings)  # a key never shows in a log line
+    assert settings.explorer_settings()["timeout"] == 15
+    assert settings.formatter_settings()["temperature"] == 0.3
+    assert (settings.request_limit, settings.explore_calls, settings.deep_dive_calls) == (12, 3, 2)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("DIAGNOSER_MODEL_BASE_URL", "localhost:4000"),
+        ("DIAGNOSER_FORMATTER_BASE_URL", "ftp://gateway/v1"),
+        ("DIAGNOSER_MODEL_TEMPERATURE", "3"),
+        ("DIAGNOSER_REQUEST_LIMIT", "0"),
+        ("DIAGNOSER_EXPLORE_CALLS", "-1"),
+    ],
+)
+def test_a_bad_model_setting_names_its_variable(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigError, match=rf"^{variable}: "):
+        load_settings()
+
+
 def test_repos_take_a_json_object_for_a_path_with_a_comma(
     monkeypatch: pytest.MonkeyPatch, make_repo: MakeRepo, tmp_path: Path
 ) -> None:

@@ -11,6 +11,12 @@ benchmark can use it too.
         ...
     fake.requests  # [Request, …]: parsed, with the status answered and estimated tokens
 
+On the Anthropic wire it keeps a prompt cache as Anthropic does: a request's blocks (tools,
+system, messages) up to a `cache_control` breakpoint are written to it, and a later
+request that starts with a written prefix reads it; the usage it answers splits the
+input tokens into uncached, `cache_read_input_tokens` and `cache_creation_input_tokens`
+(`Request.cache_read_tokens`, `cache_write_tokens`).
+
 One server can serve many runs: `fake.replay(script)` swaps the script and clears the
 record. A script that raises is answered 400 (no SDK retries a 400) and its exception kept in
 `fake.failures`, so a test can show what went wrong in its script.
@@ -18,6 +24,7 @@ record. A script that raises is answered 400 (no SDK retries a 400) and its exce
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import socket
@@ -35,6 +42,7 @@ from starlette.routing import Route
 
 from tests.fakes.script import (
     Calls,
+    Hang,
     HttpError,
     Message,
     Reply,
@@ -51,11 +59,12 @@ from tests.fakes.script import (
     malformed,
     replies,
 )
-from tests.fakes.wire import PATHS, error_body, parse, render
+from tests.fakes.wire import PATHS, cache_prefixes, error_body, parse, render
 
 __all__ = [
     "Calls",
     "FakeProvider",
+    "Hang",
     "HttpError",
     "Message",
     "Reply",
@@ -74,6 +83,8 @@ __all__ = [
 START_SECONDS = 10.0
 """Until uvicorn says it has started: a hang guard (it takes a few milliseconds)."""
 STOP_SECONDS = 10.0
+HANG_POLL_SECONDS = 0.05
+"""How often a hanging answer checks whether the fake is stopping."""
 
 
 class FakeProvider:
@@ -85,6 +96,9 @@ class FakeProvider:
         self.failures: list[str] = []
         """Tracebacks of the script's exceptions, one per failed request."""
         self._lock = threading.Lock()
+        self._cached: set[str] = set()
+        """Prompt-cache keys written (Anthropic wire) since the last `replay`."""
+        self._stopping = False
         self._socket: socket.socket | None = None
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -102,12 +116,13 @@ class FakeProvider:
         return f"http://{host}:{port}"
 
     def replay(self, script: Script) -> FakeProvider:
-        """Answer from `script` from now on, with the record cleared (to reuse one server
-        for many runs: starting and stopping one costs ~0.2 s)."""
+        """Answer from `script` from now on, with the record and the prompt cache cleared
+        (to reuse one server for many runs: starting and stopping one costs ~0.2 s)."""
         with self._lock:
             self.script = script
             self.requests.clear()
             self.failures.clear()
+            self._cached.clear()
         return self
 
     def on(self, wire: Wire) -> list[Request]:
@@ -137,6 +152,7 @@ class FakeProvider:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
+        self._stopping = True
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:
@@ -147,13 +163,21 @@ class FakeProvider:
     def _endpoint(self, wire: Wire) -> Any:
         async def endpoint(http: HttpRequest) -> JSONResponse:
             body = json.loads(await http.body())
-            return self._answer(wire, body, dict(http.headers))
+            answer = self._answer(wire, body, dict(http.headers))
+            if isinstance(answer, Hang):
+                deadline = time.monotonic() + answer.seconds
+                while time.monotonic() < deadline and not self._stopping:
+                    await asyncio.sleep(HANG_POLL_SECONDS)
+                return JSONResponse({"error": {"message": "hung"}}, 504)
+            return answer
 
         return endpoint
 
-    def _answer(self, wire: Wire, body: dict[str, Any], headers: dict[str, str]) -> JSONResponse:
-        """Parse, ask the script, record, render. Runs on the server's loop (the script is
-        a plain function and quick)."""
+    def _answer(
+        self, wire: Wire, body: dict[str, Any], headers: dict[str, str]
+    ) -> JSONResponse | Hang:
+        """Parse, ask the script, record, render (or hang). Runs on the server's loop (the
+        script is a plain function and quick)."""
         parsed = parse(wire, body)
         request = Request(
             wire=wire, model=parsed.model, instructions=parsed.instructions,
@@ -163,16 +187,35 @@ class FakeProvider:
         )  # fmt: skip
         request = dataclasses.replace(request, input_tokens=count_input_tokens(request))
         reply = self._reply(request)
-        status = reply.status if isinstance(reply, HttpError) else 200
+        status = 504 if isinstance(reply, Hang) else 200
+        status = reply.status if isinstance(reply, HttpError) else status
+        read = written = 0
+        if status == 200 and wire is Wire.MESSAGES:
+            read, written = self._cache(body, request.input_tokens)
         with self._lock:
             number = len(self.requests)
-            self.requests.append(dataclasses.replace(request, status=status))
+            self.requests.append(dataclasses.replace(
+                request, status=status, cache_read_tokens=read, cache_write_tokens=written,
+            ))  # fmt: skip
+        if isinstance(reply, Hang):
+            return reply
         if isinstance(reply, HttpError):
             return JSONResponse(dict(error_body(wire, reply)), reply.status, dict(reply.headers))
         usage = (request.input_tokens, count_output_tokens(reply))
-        return JSONResponse(
-            dict(render(wire, reply, model=parsed.model, number=number, usage=usage))
-        )
+        return JSONResponse(dict(render(
+            wire, reply, model=parsed.model, number=number, usage=usage, cached=(read, written),
+        )))  # fmt: skip
+
+    def _cache(self, body: dict[str, Any], tokens: int) -> tuple[int, int]:
+        """Input tokens read from and written to the prompt cache by this request: the
+        longest prefix already written is read; the rest, up to the last breakpoint, is
+        written."""
+        prefixes = cache_prefixes(body, tokens)  # (key, tokens) per breakpoint, shortest first
+        with self._lock:
+            read = max((t for key, t in prefixes if key in self._cached), default=0)
+            self._cached.update(key for key, _ in prefixes)
+        longest = prefixes[-1][1] if prefixes else 0
+        return read, longest - read
 
     def _reply(self, request: Request) -> Reply:
         if request.body.get("stream"):

@@ -88,6 +88,10 @@ class Request:
     """Estimated: see `count_input_tokens`."""
     status: int = 200
     """The status the fake answered with."""
+    cache_read_tokens: int = 0
+    """Of `input_tokens`, read from the fake's prompt cache (Anthropic wire)."""
+    cache_write_tokens: int = 0
+    """Of `input_tokens`, written to it."""
 
     @property
     def text(self) -> str:
@@ -128,7 +132,15 @@ class HttpError:
     body: Mapping[str, Any] | None = None
 
 
-Reply = Text | Calls | HttpError
+@dataclass(frozen=True, slots=True)
+class Hang:
+    """No answer: the fake holds the connection open for `seconds` (or until it stops),
+    then answers 504 — a provider that accepted the request and died."""
+
+    seconds: float = 60.0
+
+
+Reply = Text | Calls | HttpError | Hang
 Script = Callable[[Request], Reply]
 
 

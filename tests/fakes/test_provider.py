@@ -12,6 +12,7 @@ import pytest
 from repomap.render import estimate_tokens
 from tests.fakes.provider import (
     FakeProvider,
+    Hang,
     HttpError,
     Request,
     Text,
@@ -150,3 +151,48 @@ def test_a_failing_script_and_a_streamed_request_are_answered_400(server: FakePr
     assert streamed.status_code == 400 and "does not stream" in streamed.text
     exhausted = post(fake.replay(replies()), "/v1/chat/completions", CHAT_BODY)
     assert exhausted.status_code == 400 and "ScriptExhausted" in exhausted.text
+
+
+MARK = {"type": "ephemeral"}
+
+
+def anthropic_body(question: str) -> dict[str, Any]:
+    """A Messages request with the three breakpoints PydanticAI sets (last tool, system,
+    last message)."""
+    return {
+        "model": "claude-x", "max_tokens": 100,
+        "tools": [{"name": "grep", "input_schema": {"type": "object"}, "cache_control": MARK}],
+        "system": [{"type": "text", "text": "Be brief. " * 200, "cache_control": MARK}],
+        "messages": [{"role": "user", "content": [
+            {"type": "text", "text": question, "cache_control": MARK}]}],
+    }  # fmt: skip
+
+
+def test_the_anthropic_wire_reads_back_a_cached_prefix_as_anthropic_reports_it(
+    server: FakeProvider,
+) -> None:
+    fake = server.replay(replies(Text("a"), Text("b"), Text("c")))
+    first = post(fake, "/v1/messages", anthropic_body("Why?")).json()["usage"]
+    second = post(fake, "/v1/messages", anthropic_body("Why again?")).json()["usage"]
+    fake.replay(replies(Text("d")))  # a new run: the cache is cleared with the record
+    third = post(fake, "/v1/messages", anthropic_body("Why again?")).json()["usage"]
+    [three] = fake.requests
+    # The first request writes all it marks; the second reads the tools and system it
+    # shares and writes its own new message.
+    assert first["cache_read_input_tokens"] == 0 and first["cache_creation_input_tokens"] > 0
+    assert 0 < second["cache_read_input_tokens"] < first["cache_creation_input_tokens"]
+    assert second["cache_creation_input_tokens"] > 0
+    assert third["cache_read_input_tokens"] == 0
+    # Anthropic's input_tokens are the uncached rest; the three add up to the whole.
+    total = three.input_tokens
+    assert third["input_tokens"] + third["cache_creation_input_tokens"] == total
+    assert three.cache_write_tokens == third["cache_creation_input_tokens"]
+
+
+def test_a_hang_holds_the_connection_then_answers_504(server: FakeProvider) -> None:
+    fake = server.replay(lambda request: Hang(0.3))
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(fake.url + "/v1/chat/completions", json=CHAT_BODY, timeout=0.1)
+    answer = post(fake, "/v1/chat/completions", CHAT_BODY)
+    assert answer.status_code == 504
+    assert [r.status for r in fake.requests] == [504, 504]

@@ -13,6 +13,7 @@ Formats as the SDKs read them (openai 3.x, anthropic 2.x):
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Mapping
@@ -78,9 +79,45 @@ def parse(wire: Wire, body: Body) -> Parsed:
     )
 
 
-def render(wire: Wire, reply: Reply, *, model: str, number: int, usage: tuple[int, int]) -> Body:
-    """The provider's JSON answer for `reply` (not an HttpError: see `error_body`)."""
+def render(
+    wire: Wire, reply: Reply, *, model: str, number: int, usage: tuple[int, int],
+    cached: tuple[int, int] = (0, 0),
+) -> Body:  # fmt: skip
+    """The provider's JSON answer for `reply` (not an HttpError: see `error_body`);
+    `cached`: of the input tokens, those read from and written to the prompt cache
+    (Anthropic reports them beside the uncached rest)."""
+    if wire is Wire.MESSAGES:
+        return _render_messages(reply, model, number, usage, cached)
     return _RENDERERS[wire](reply, model, number, usage)
+
+
+def cache_prefixes(body: Body, tokens: int) -> list[tuple[str, int]]:
+    """An Anthropic request's cacheable prefixes, one per `cache_control` breakpoint, in
+    Anthropic's order (tools, system, messages): a key for the content up to and including
+    the marked block (the model's name first, the marks themselves left out), and its share
+    of the request's `tokens` (by characters)."""
+    blocks: list[tuple[str, Mapping[str, Any]]] = [("tool", t) for t in body.get("tools") or ()]
+    system = body.get("system") or []
+    system = [{"type": "text", "text": system}] if isinstance(system, str) else system
+    blocks += [("system", b) for b in system]
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        content = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        blocks += [(str(message.get("role")), b) for b in content]
+    texts = [
+        role + json.dumps({k: v for k, v in b.items() if k != "cache_control"}, sort_keys=True)
+        for role, b in blocks
+    ]
+    total = sum(map(len, texts)) or 1
+    digest = hashlib.sha256(str(body.get("model")).encode())
+    prefixes: list[tuple[str, int]] = []
+    size = 0
+    for (_, block), text in zip(blocks, texts, strict=True):
+        digest.update(text.encode())
+        size += len(text)
+        if "cache_control" in block:
+            prefixes.append((digest.copy().hexdigest(), tokens * size // total))
+    return prefixes
 
 
 def error_body(wire: Wire, error: HttpError) -> Body:
@@ -275,7 +312,10 @@ def _render_chat(reply: Reply, model: str, number: int, usage: tuple[int, int]) 
     }
 
 
-def _render_messages(reply: Reply, model: str, number: int, usage: tuple[int, int]) -> Body:
+def _render_messages(
+    reply: Reply, model: str, number: int, usage: tuple[int, int],
+    cached: tuple[int, int] = (0, 0),
+) -> Body:  # fmt: skip
     content: list[dict[str, Any]] = []
     if text := _reply_text(reply):
         content.append({"type": "text", "text": text})
@@ -294,10 +334,10 @@ def _render_messages(reply: Reply, model: str, number: int, usage: tuple[int, in
         "stop_reason": stop,
         "stop_sequence": None,
         "usage": {
-            "input_tokens": tokens_in,
+            "input_tokens": tokens_in - sum(cached),  # Anthropic's: the uncached rest
             "output_tokens": tokens_out,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": cached[1],
+            "cache_read_input_tokens": cached[0],
         },
     }
 

@@ -68,6 +68,19 @@ def test_failed_checks_and_unknown_cost(load_finding: LoadFinding) -> None:
     assert "```javascript\n" in text and "```tsx\n" in text
 
 
+def test_cached_tokens_and_the_models_without_a_price_are_named(
+    load_finding: LoadFinding,
+) -> None:
+    finding = load_finding("js_bug_partial")
+    provenance = finding.provenance.model_copy(update={
+        "input_tokens": 12_000, "cache_read_tokens": 9_000,
+        "costs": {"gpt-4o": 0.01, "my-model": None}, "cost_usd": None,
+    })  # fmt: skip
+    text = to_markdown(finding.model_copy(update={"provenance": provenance}))
+    assert "tokens: 12,000 in (9,000 cached), " in text
+    assert "- Cost: unknown (no price known for `my-model`)" in text
+
+
 def _fences(text: str) -> list[tuple[str, str]]:
     """(opening fence, info) of each fenced block, pairing each opener with its closer."""
     blocks, opener = [], None
