@@ -47,7 +47,7 @@ import focus  # noqa: E402
 from pydantic_ai.models.openai import OpenAIChatModel  # noqa: E402
 from pydantic_ai.providers.openai import OpenAIProvider  # noqa: E402
 
-from diagnoser.agent import BATCH_HINT, KEEP_TOOL_RESULTS, SUSPECTS_HEADER  # noqa: E402
+from diagnoser.agent import BATCH_HINT, SUSPECTS_HEADER  # noqa: E402
 from diagnoser.candidates import rank_candidates  # noqa: E402
 from diagnoser.draft import Draft  # noqa: E402
 from diagnoser.finding import Change, Level, Location, Role, RootCause  # noqa: E402
@@ -368,7 +368,7 @@ async def run_case(
         investigation = await investigate(
             report, workspace, model, candidates=ranked,
             suspects=suspected if arm.suspects else (), map_tokens=arm.map_tokens,
-            keep_tool_results=KEEP_TOOL_RESULTS if arm.trim else None,
+            trim=arm.trim,
         )  # fmt: skip
         if fake.failures:
             raise SystemExit(f"{case.id} {arm.name}: the script failed\n{fake.failures[0]}")

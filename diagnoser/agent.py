@@ -26,6 +26,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from diagnoser import tools
 from diagnoser.budget import Budget
+from diagnoser.constants import KEEP_TOOL_RESULTS, MAP_TOKENS
 from diagnoser.errors import ToolError
 from diagnoser.finding import Level, Role, Suspect
 from diagnoser.funnel import Funnel, Stage
@@ -34,13 +35,6 @@ from diagnoser.intake.report import Report
 from diagnoser.template import TEMPLATE, TemplateError, parse_report
 from diagnoser.workspace import Workspace
 
-MAP_TOKENS = 1_024
-"""Repo map size in the instructions. The map is re-sent with every request: with the
-scripted careful explorer on 107 reports, a 2,048-token map cost a median 15.9k input
-tokens per diagnosis against 11.8k at 1,024, the same fault file in every case
-(docs/benchmarks.md, "Model backends: tokens per diagnosis")."""
-KEEP_TOOL_RESULTS = 6
-"""Tool results older than the last this-many are trimmed from the history."""
 TRIMMED = "[trimmed:"
 """How a trimmed tool result's stub begins (a stub is never trimmed again)."""
 SUSPECTS_HEADER = (

@@ -135,3 +135,11 @@ MAX_LABELS = 100
 MAX_METADATA_CHARS = 20_000
 """A provider's free-form metadata (Sentry `contexts`, `tags`) serialized to JSON; a
 larger one is left out of `Report.metadata` (and said so)."""
+MAP_TOKENS = 1_024
+"""Repo map size in the instructions. The map is re-sent with every request: with the
+scripted careful explorer on 107 reports, a 2,048-token map cost a median 15.9k input
+tokens per diagnosis against 11.8k at 1,024, the same fault file in every case
+(docs/benchmarks.md, "Model backends: tokens per diagnosis")."""
+KEEP_TOOL_RESULTS = 6
+"""Tool results older than the last this-many are trimmed from the explorer's history
+(discovery results too, once it has focused)."""

@@ -48,7 +48,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage
 
-from diagnoser.agent import KEEP_TOOL_RESULTS, MAP_TOKENS, ExplorerDeps, explorer
+from diagnoser.agent import ExplorerDeps, explorer
 from diagnoser.budget import Budget, RunLimits
 from diagnoser.candidates import Candidate, rank_candidates
 from diagnoser.constants import RUN_TIMEOUT_SECONDS
@@ -322,25 +322,27 @@ async def investigate(
     on_tool: Callable[[str], None] | None = None,
     candidates: Sequence[Candidate] | None = None,
     suspects: Sequence[Suspect] = (),
-    map_tokens: int = MAP_TOKENS,
-    keep_tool_results: int | None = KEEP_TOOL_RESULTS,
+    map_tokens: int | None = None,
+    trim: bool = True,
 ) -> Investigation:
     """The explorer through the funnel (explore → deep-dive → report): its markdown.
 
     The run's model is built here (`ModelChoice.build`; a chain ending in `offline`
     builds it from the report and the run's ranking, `candidates` — without one it ranks
     for itself: blocking, so in a worker thread). `suspects` are shown to the model as
-    hints beside a `map_tokens` repo map; tool results older than the last
-    `keep_tool_results` are trimmed (None: none are). `funnel.listener` and `on_tool` are
-    called from the worker threads the tools run in. Raises StepFailed when the model run
-    fails (a provider's own errors too: connection, auth, limits)."""
+    hints beside a `map_tokens` repo map (None: the workspace settings'); with `trim`,
+    tool results older than the settings' last `keep_tool_results` are trimmed.
+    `funnel.listener` and `on_tool` are called from the worker threads the tools run in.
+    Raises StepFailed when the model run fails (a provider's own errors too: connection,
+    auth, limits)."""
     choice = model if isinstance(model, ModelChoice) else ModelChoice.of(model)
     chosen = await asyncio.to_thread(choice.build, report, workspace, candidates)
     limits = RunLimits.of(workspace.settings)
     deps = ExplorerDeps(
         workspace=workspace, report=report, funnel=funnel or _funnel(workspace),
         on_tool=on_tool, budget=Budget(limits), suspects=list(suspects),
-        map_tokens=map_tokens, keep_tool_results=keep_tool_results,
+        map_tokens=map_tokens or workspace.settings.map_tokens,
+        keep_tool_results=workspace.settings.keep_tool_results if trim else None,
     )  # fmt: skip
     usage = RunUsage()  # the run's, kept when it fails
     try:

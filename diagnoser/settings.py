@@ -32,6 +32,8 @@ Specs = Annotated[tuple[str, ...], NoDecode]
 """Model strings, comma-separated in the environment (`openai:gpt-4o, offline`)."""
 Repos = Annotated[dict[str, Path], NoDecode]
 """Repositories by name; `NoDecode` for the same reason (`name=path,name=path`)."""
+MIN_MAP_TOKENS = 64
+"""Below this a map holds hardly a file's outline (the `/repos/{name}/map` floor too)."""
 _REPO_NAME = re.compile(constants.REPO_NAME_PATTERN)
 
 
@@ -110,6 +112,10 @@ class Settings(BaseSettings):
     """Tool calls of the funnel's explore stage before it moves on by itself."""
     deep_dive_calls: int = Field(default=funnel.DEEP_DIVE_CALLS, gt=0)
     """Tool calls of the deep-dive stage before the report is due."""
+    map_tokens: int = Field(default=constants.MAP_TOKENS, ge=MIN_MAP_TOKENS)
+    """Size of the repo map in the explorer's instructions, re-sent with every request."""
+    keep_tool_results: int = Field(default=constants.KEEP_TOOL_RESULTS, gt=0)
+    """Tool results the explorer's history keeps whole; older ones become a one-line stub."""
     repos: Repos = Field(default_factory=lambda: {"demo": constants.DEMO_REPO})
     """The repositories served, by name (`DIAGNOSER_REPOS=name=path,name=path`); the
     demo app by default."""

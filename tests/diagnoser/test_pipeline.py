@@ -35,6 +35,7 @@ from diagnoser.pipeline import (
     investigate,
     structure,
 )
+from diagnoser.settings import Settings
 from diagnoser.suspects import SUSPECT_CANDIDATES
 from diagnoser.workspace import Workspace
 from tests.conftest import FIXTURES, MakeRepo
@@ -654,3 +655,32 @@ def test_a_report_not_investigated_has_no_suspects(demo: Workspace) -> None:
     outcome = diagnose(ReportIn(text=praise, source=Source.REVIEW, rating=5), demo)
     assert outcome.state is State.NOT_ACTIONABLE and outcome.finding is not None
     assert outcome.finding.suspects == []
+
+
+def test_the_map_size_and_the_trimming_come_from_the_workspace_settings(
+    repo: Path, tmp_path: Path
+) -> None:
+    """`DIAGNOSER_MAP_TOKENS` and `DIAGNOSER_KEEP_TOOL_RESULTS` reach a run."""
+    seen: list[tuple[str, list[str]]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        instructions = next(m.instructions for m in messages if hasattr(m, "instructions"))
+        results = [str(p.content) for m in messages for p in getattr(m, "parts", [])
+                   if p.part_kind == "tool-return"]  # fmt: skip
+        seen.append((instructions or "", results))
+        if len(seen) <= 3:
+            args = {"path": "src/app.py", "start": 1, "end": 3}
+            return ModelResponse(parts=[ToolCallPart("read_range", args)])
+        return ModelResponse(parts=[TextPart(REPORT)])
+
+    def run(**settings: int) -> list[tuple[str, list[str]]]:
+        seen.clear()
+        home = tmp_path / f"home-{len(settings)}-{sorted(settings.items())}"
+        workspace = Workspace(repo, Settings(**settings), home=home)  # type: ignore[arg-type]
+        diagnose(ReportIn(text=TRACE), workspace, models=RoleModels.using(FunctionModel(respond)))
+        return list(seen)
+
+    wide, narrow = run(), run(map_tokens=64, keep_tool_results=1)
+    assert len(narrow[0][0]) < len(wide[0][0])  # a smaller map in the instructions
+    assert not any(r.startswith("[trimmed:") for r in wide[-1][1])  # 3 results, 6 kept
+    assert [r.startswith("[trimmed:") for r in narrow[-1][1]] == [True, True, False]
