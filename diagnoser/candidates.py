@@ -114,7 +114,8 @@ HEADLINE_NAME_WEIGHT = 1.2
 """For a name the headline mentions (the title: `useQueries` in "useQueries drops …"),
 shared among the few files defining it: a person's one-line summary names the broken
 part; the same name deep in a pasted log may be anything. 1.2: the grid's largest value,
-chosen by every leave-one-project-out fold (with the two rules below; docs/benchmarks.md)."""
+kept by every leave-one-project-out fold — which would also switch the two rules below
+off, trading Python first places for its Acc@5 (docs/benchmarks.md)."""
 HEADLINE_NAME_OWN_FILE = True
 """Count a headline name (HEADLINE_NAME_WEIGHT) only for a file named after it
 (`RequireThisCheck.java`, `tojs.ts` for `toJS`, `string_to_string.go` for `StringToString`)
