@@ -688,3 +688,64 @@ def test_a_file_of_type_declarations_goes_after_the_code(
     assert [c.path for c in rank(declared, text)] == ["src/queryObserver.ts", "src/types.ts"]
     monkeypatch.setattr(candidates, "DECLARATION_FACTOR", 1.0)
     assert rank(declared, text)[0].path == "src/types.ts"
+
+
+HOMES = {
+    "app/render.py": (
+        "def render_page(page):\n    return page_layout(page) + page_border(page) + page.title\n"
+    ),
+    "app/page_widget.py": "class PageWidget:\n    def draw(self):\n        return 1\n",
+    "app/panel.py": "class PageWidget:\n    def show(self):\n        return 2\n",
+    "app/status_code.py": "class StatusCode:\n    OK = 1\n",
+    "mixture/gaussian_mixture.py": (
+        "class GaussianMixture(BaseMixture):\n    def _estimate(self):\n        return 1\n"
+    ),
+    "mixture/base.py": "class BaseMixture:\n    def fit_predict(self, X):\n        return X\n",
+}
+
+
+@pytest.fixture(scope="module")
+def homes(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    return workspace_of(HOMES, tmp_path_factory)
+
+
+def headline_names(workspace: Workspace, title: str) -> dict[str, float]:
+    index = workspace.repository.index
+    report = build_report(ReportIn(text="see title", title=title), files=index.files, index=index)
+    return candidates._headline_names(report, workspace.repository)
+
+
+def test_a_name_in_the_headline_lifts_the_file_named_after_it(homes: Workspace) -> None:
+    title = "PageWidget breaks the page layout border and title"
+    text = "render page layout border title of a page"
+    # shared by the two definers; only the home keeps its part
+    half = candidates.HEADLINE_NAME_WEIGHT / 2
+    assert headline_names(homes, title) == {"app/page_widget.py": half}
+    assert rank(homes, text, title=title)[0].path == "app/page_widget.py"
+
+
+def test_a_headline_name_counts_for_every_definer_when_switched_off(
+    homes: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    title = "PageWidget breaks the page layout border and title"
+    monkeypatch.setattr(candidates, "HEADLINE_NAME_OWN_FILE", False)
+    half = candidates.HEADLINE_NAME_WEIGHT / 2
+    assert headline_names(homes, title) == {"app/page_widget.py": half, "app/panel.py": half}
+    monkeypatch.setattr(candidates, "HEADLINE_NAME_WEIGHT", 0.0)
+    assert headline_names(homes, title) == {}
+    text = "render page layout border title of a page"
+    assert rank(homes, text, title=title)[0].path == "app/render.py"
+
+
+def test_a_file_of_declarations_is_no_home(homes: Workspace) -> None:
+    assert headline_names(homes, "StatusCode is reported wrong") == {}
+
+
+def test_a_member_defined_beside_the_home_takes_its_place(
+    homes: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    title = "GaussianMixture predict and fit_predict disagree"
+    assert headline_names(homes, title) == {}
+    monkeypatch.setattr(candidates, "HEADLINE_MEMBER_IN_SIBLING", False)
+    home = {"mixture/gaussian_mixture.py": candidates.HEADLINE_NAME_WEIGHT}
+    assert headline_names(homes, title) == home
