@@ -114,8 +114,8 @@ HEADLINE_NAME_WEIGHT = 1.2
 """For a name the headline mentions (the title: `useQueries` in "useQueries drops …"),
 shared among the few files defining it: a person's one-line summary names the broken
 part; the same name deep in a pasted log may be anything. 1.2: the grid's largest value,
-kept by every leave-one-project-out fold — which would also switch the two rules below
-off, trading Python first places for its Acc@5 (docs/benchmarks.md)."""
+kept by every leave-one-project-out fold — which would also switch the rule below off,
+trading Python first places for its Acc@5 (docs/benchmarks.md)."""
 HEADLINE_NAME_OWN_FILE = True
 """Count a headline name (HEADLINE_NAME_WEIGHT) only for a file named after it
 (`RequireThisCheck.java`, `tojs.ts` for `toJS`, `string_to_string.go` for `StringToString`)
@@ -123,10 +123,6 @@ that defines a function or method: a file named for the subject is its home; a s
 that merely defines it (Django's `recorder.py` for `MigrationRecorder`, fixed in
 `executor.py`) or a file of declarations (`BeforeAll.java`) is not. Any definer counted:
 Python's Acc@1 70 → 69 over 289 cases (6 first places lost, 3 gained)."""
-HEADLINE_MEMBER_IN_SIBLING = True
-"""With HEADLINE_NAME_OWN_FILE, no home when a file beside it defines another name the
-headline mentions and the home does not (`GaussianMixture predict and fit_predict
-disagree`: the inherited `fit_predict` is in the sibling `base.py`, `_is_home`)."""
 FUNCTION_KINDS = frozenset({"function", "method"})
 """Definition kinds that are a place on their own; others (classes…) hold places."""
 NAME_MATCH_WEIGHT = 3
@@ -403,41 +399,23 @@ def _relevance(report: Report, repository: Repository) -> _Relevance:
 def _headline_names(report: Report, repository: Repository) -> dict[str, float]:
     """HEADLINE_NAME_WEIGHT, shared among the files defining each name the headline
     mentions — with HEADLINE_NAME_OWN_FILE only the file named after it, when it defines
-    behaviour and no file beside it defines a member the headline also names."""
+    behaviour."""
     found: defaultdict[str, float] = defaultdict(float)
     if not HEADLINE_NAME_WEIGHT:
         return found
     names = find_mentions(headline(report)).identifiers
     for _, definitions in _defined(names, repository.index):
         for path, definition in definitions:
-            if HEADLINE_NAME_OWN_FILE and not _is_home(path, definition, names, repository):
+            if HEADLINE_NAME_OWN_FILE and not _is_home(path, definition, repository):
                 continue
             found[path] += HEADLINE_NAME_WEIGHT / len(definitions)
     return found
 
 
-def _is_home(
-    path: str, definition: Definition, names: Iterable[str], repository: Repository
-) -> bool:
-    """Whether `path` is the home of the named `definition`: named after it, defining a
-    function or method, and no other file of its folder defines another name the headline
-    mentions while `path` does not (`GaussianMixture … fit_predict`: the inherited method
-    lives in the sibling `base.py`)."""
-    if not _named_after(path, definition.name) or _declares_only(repository, path):
-        return False
-    if not HEADLINE_MEMBER_IN_SIBLING:
-        return True
-    folder = path.rpartition("/")[0]
-    own = {d.name for d in repository.index.definitions_in(path)}
-    for name in names:
-        if "." in name or name == definition.name or name in own:
-            continue
-        lookup = repository.index.find(name)
-        if lookup.how.value == "exact" and any(
-            s.path != path and s.path.rpartition("/")[0] == folder for s in lookup.matches
-        ):
-            return False
-    return True
+def _is_home(path: str, definition: Definition, repository: Repository) -> bool:
+    """Whether `path` is the home of the named `definition`: named after it and defining
+    a function or method."""
+    return _named_after(path, definition.name) and not _declares_only(repository, path)
 
 
 def _named_after(path: str, name: str) -> bool:

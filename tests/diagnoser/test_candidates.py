@@ -739,13 +739,3 @@ def test_a_headline_name_counts_for_every_definer_when_switched_off(
 
 def test_a_file_of_declarations_is_no_home(homes: Workspace) -> None:
     assert headline_names(homes, "StatusCode is reported wrong") == {}
-
-
-def test_a_member_defined_beside_the_home_takes_its_place(
-    homes: Workspace, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    title = "GaussianMixture predict and fit_predict disagree"
-    assert headline_names(homes, title) == {}
-    monkeypatch.setattr(candidates, "HEADLINE_MEMBER_IN_SIBLING", False)
-    home = {"mixture/gaussian_mixture.py": candidates.HEADLINE_NAME_WEIGHT}
-    assert headline_names(homes, title) == home
