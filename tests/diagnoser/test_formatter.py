@@ -6,30 +6,14 @@ from __future__ import annotations
 
 import asyncio
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
-
 from diagnoser.draft import Draft
 from diagnoser.finding import Level, Role
 from diagnoser.formatter import FORMATTER_REQUESTS, format_report, formatter_agent
+from tests.diagnoser.structured import answering
 
 OFF_TEMPLATE = "The bug: Cart.total in src/app.py lines 8-9 sums None prices. Low risk."
 COMPUTED = {"status", "checks", "provenance", "suspects", "classification", "blast_radius"}
 """What grounding and the pipeline decide; never a model's to fill in."""
-
-
-def answering(*answers: dict[str, object]) -> tuple[FunctionModel, list[AgentInfo]]:
-    """A formatter model that answers in turn with `answers` as its output (the last one
-    again and again), keeping what it was offered each time."""
-    offered: list[AgentInfo] = []
-
-    def extract(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        offered.append(info)
-        [output_tool] = info.output_tools
-        answer = answers[min(len(offered), len(answers)) - 1]
-        return ModelResponse(parts=[ToolCallPart(output_tool.name, answer)])
-
-    return FunctionModel(extract, model_name="cheap"), offered
 
 
 DRAFT: dict[str, object] = {
@@ -53,7 +37,7 @@ def test_the_formatter_extracts_a_draft_and_says_what_it_cost() -> None:
 def test_the_formatter_is_shown_a_schema_without_what_we_compute() -> None:
     model, offered = answering(DRAFT)
     asyncio.run(format_report(OFF_TEMPLATE, model=model))
-    schema = offered[0].output_tools[0].parameters_json_schema
+    schema = offered[0].info.output_tools[0].parameters_json_schema
     assert set(schema["properties"]) == {
         "title", "root_cause", "files", "changes", "complexity", "risk", "rationale",
     }  # fmt: skip

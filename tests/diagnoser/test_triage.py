@@ -31,6 +31,8 @@ from diagnoser.triage import (
     refine,
 )
 from diagnoser.workspace import Workspace
+from tests.diagnoser.structured import Asked
+from tests.diagnoser.structured import answering as scripted
 from tests.diagnoser.test_providers import model_for
 from tests.fakes.provider import FakeProvider, Reply, Request, Wire, call, replies
 
@@ -53,18 +55,9 @@ def report(given: ReportIn) -> Report:
     return build_report(given)
 
 
-def answering(*answers: dict[str, object]) -> tuple[FunctionModel, list[list[ModelMessage]]]:
-    """A triage model that answers in turn with `answers` as its output (the last one
-    again and again), keeping the messages of each request."""
-    seen: list[list[ModelMessage]] = []
-
-    def classify(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        seen.append(messages)
-        [output_tool] = info.output_tools
-        answer = answers[min(len(seen), len(answers)) - 1]
-        return ModelResponse(parts=[ToolCallPart(output_tool.name, answer)])
-
-    return FunctionModel(classify, model_name="cheap-triage"), seen
+def answering(*answers: dict[str, object]) -> tuple[FunctionModel, list[Asked]]:
+    """A triage model answering in turn with `answers`."""
+    return scripted(*answers, model_name="cheap-triage")
 
 
 def enums(schema: object) -> list[list[str]]:
@@ -179,7 +172,7 @@ def test_the_model_sees_the_report_as_data_and_may_only_name_our_kinds() -> None
 def test_the_prompt_carries_the_source_the_rating_and_the_rules_verdict() -> None:
     model, seen = answering({"kind": "bug", "reason": "late notifications"})
     asyncio.run(refine(report(LATE), model))
-    prompt = str(seen[0][0].parts[-1].content)  # type: ignore[union-attr]
+    prompt = str(seen[0].messages[0].parts[-1].content)  # type: ignore[union-attr]
     assert '<report source="google_play" rating="2 of 5">' in prompt
     assert LATE.text in prompt
     assert "The rules said noise (60% sure), from: prior:review, rule:complaint" in prompt
