@@ -34,6 +34,7 @@ import argparse
 import importlib.util
 import json
 import subprocess
+import sys
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
@@ -86,6 +87,7 @@ def old_classifier() -> Classifier:
     spec = importlib.util.spec_from_file_location("classify_main", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
     spec.loader.exec_module(module)
 
     def run(row: dict[str, object]) -> Classification:

@@ -226,6 +226,7 @@ def _run_root(
                     ReportIn(text=str(cases[n]["problem_statement"])),
                     files=index.files,
                     index=index,
+                    packages=workspace.packages,
                 )
                 for n in numbers
             }

@@ -213,9 +213,13 @@ QUESTION = (
     "how do i", "how can i", "how to", "how do you", "is there a way", "is it possible",
     "can i ", "where is", "where do i", "where can i", "what is", "what's the",
     "does anyone", "does this work", "does it work", "is there a", "difference between",
-    "question:", "cómo", "wie kann", "wie ", "comment ", "come faccio", "como faço",
+    "question:", "cómo", "wie kann", "wie ", "come faccio", "como faço",
+    "re:\\bcomment (?:faire|fait|puis|peut|peux|pouvez|on|je|j'|est|ça|ca|se|avoir|"
+    "changer|activer|désactiver|supprimer|mettre|utiliser|ajouter|trouver|récupérer)\\b",
     "como ", "как ", "どうすれば", "方法", "教えて", "如何", "怎么", "请问",
 )  # fmt: skip
+"""French "comment" (how) only before a verb or pronoun that asks: alone it is the English
+noun ("copies an existing comment")."""
 FAILURE_QUESTION = re.compile(r"\bwhy (?:does|do|is|are|did|would)\b")
 """In a developer tool, "Why does X …?" reports behaviour the writer thinks is wrong."""
 DEVELOPER_FAILURE = (
@@ -223,7 +227,7 @@ DEVELOPER_FAILURE = (
     "still", "silently", "twice", "wrong", "incorrect", "fails", "failed", "broken",
     "doesn't", "does not", "isn't", "is not", "not working", "raises", "raise", "raising",
     "error", "exception", "inconsistent", "different", "strange", "surprising",
-    "returns", "bug", "crash", "crashes", "regression",
+    "returns", "bug", "crash", "crashes", "regression", "cannot",
 )  # fmt: skip
 """Words that show a developer's request or question is about a failure after all."""
 PRAISE = (

@@ -249,6 +249,18 @@ def test_a_developer_question_is_a_defect_when_it_names_a_failure() -> None:
     assert issue("Add support for Python 3.13").kind is Kind.FEATURE_REQUEST
 
 
+def test_a_developer_question_ending_a_report_of_what_cannot_be_done_is_a_defect() -> None:
+    text = "On 3.12 the frame's `f_back` is empty.\nHow is introspection supposed to work?"
+    assert issue(text, "Python 3.12: cannot walk the stack").kind is Kind.BUG
+    assert issue("I can't tell when to use `flush()` or `sync()`?").kind is Kind.QUESTION
+
+
+def test_the_english_noun_comment_is_not_the_french_question_word() -> None:
+    copied = "`uv add` leaves the comment in `dependencies` duplicated after the new entry."
+    assert issue(copied).kind is Kind.BUG
+    assert issue("Comment faire pour exporter en CSV ?").kind is Kind.QUESTION
+
+
 def test_a_short_all_praise_text_on_the_default_source_is_praise() -> None:
     text = "Love this app, best notes app ever! 5 stars"
     assert classify(text, source=Source.BUG_REPORT).kind is Kind.PRAISE
