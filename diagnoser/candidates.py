@@ -145,6 +145,12 @@ sanitizer's report: `diagnoser.native`), native files (C, C++, Rust) go before t
 managed code beside them (a Python or JavaScript wrapper) in each group: the managed
 runtime cannot fail so. A rule, not a weight: it reorders, it adds no score."""
 
+GUARD_NOT_WHEN_IT_CRASHED = True
+"""A check that fails on a null dereference itself (the innermost frame, "Cannot read
+properties of undefined" inside `validateSync`) did not check anything: it is broken, so
+GUARD_PENALTY does not send its file after the others. A check that raises is different:
+it did its job on a bad value."""
+
 _UTILITY = re.compile(r"(?:^|/)(?:utils?|helpers?|common|compat|_api)(?:/|\.[A-Za-z]+$)")
 _GUARD_NAME = re.compile(
     r"^_*(?:[Vv]alidate|[Cc]heck|[Aa]ssert|[Rr]equire|[Ee]nsure|[Vv]erify)(?:$|s$|[_A-Z0-9])"
@@ -185,6 +191,7 @@ _PRODUCT_TREE = re.compile(r"(?:^|/)src/main/")
 """Maven/Gradle's product sources: nothing under them is a test, whatever its name
 (JUnit's own `TestIdentifier.java`, `TestPlan.java`)."""
 ON_THE_PATH = "on the failing path (trace frame)"
+IN_A_CHECK = "trace frame in an input check; its caller may have passed the bad value"
 MAX_GUARD_INPUTS = 2
 """At most this many functions whose results an explicit raise's guard tested."""
 _RAISE = re.compile(r"^\s*(?:raise|throw)\b")
@@ -535,7 +542,8 @@ def _guard_files(
     """Frame files that are input checks → their penalty: every frame of the file named like
     a check (`check_array`, `Validate.notNull`; GUARD_PENALTY), or the innermost frame's file
     when its failing line is a raise right under a test of one of its parameters
-    (ARGUMENT_CHECK_PENALTY). The caller handed over the bad value."""
+    (ARGUMENT_CHECK_PENALTY). The caller handed over the bad value — unless the check
+    itself crashed on a null value (GUARD_NOT_WHEN_IT_CRASHED)."""
     names: defaultdict[str, list[str]] = defaultdict(list)
     for mapped in report.frames:
         if mapped.in_app and mapped.repo_path:
@@ -543,10 +551,13 @@ def _guard_files(
             owner = (frame.module or "").rsplit(".", 1)[-1]
             names[mapped.repo_path].append(f"{owner}.{frame.function or ''}.{mapped.symbol or ''}")
     checked = site.frame.path if site is not None and _argument_check(site) else None
+    crashed = (
+        frames[0].path if frames and GUARD_NOT_WHEN_IT_CRASHED and _null_member(report) else None
+    )
     guards: dict[str, float] = {}
     for path in {c.path for c in frames}:
         looks = [is_guard_name(name) for name in names.get(path, [])]
-        if looks and all(looks):
+        if looks and all(looks) and path != crashed:
             guards[path] = GUARD_PENALTY
         elif path == checked and len(looks) <= 1:
             guards[path] = ARGUMENT_CHECK_PENALTY
@@ -562,7 +573,12 @@ def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:
         if candidate is None or per_file[candidate.path] >= FRAMES_PER_FILE:
             continue
         if all((c.path, c.symbol) != (candidate.path, candidate.symbol) for c in found):
-            if not found and candidate.reason == ON_THE_PATH:
+            crashed = (
+                candidate.reason == IN_A_CHECK
+                and GUARD_NOT_WHEN_IT_CRASHED
+                and _null_member(report)
+            )
+            if not found and (candidate.reason == ON_THE_PATH or crashed):
                 candidate = replace(candidate, reason="where it failed: the innermost in-app frame")
             found.append(candidate)
             per_file[candidate.path] += 1
@@ -579,7 +595,7 @@ def _at_frame(mapped: MappedFrame, index: SymbolIndex) -> Candidate | None:
     named = (mapped.frame.function or "").rsplit(".", 1)[-1]
     why = ON_THE_PATH
     if is_guard_name(f"{mapped.frame.function or ''}.{definition.qualified if definition else ''}"):
-        why = "trace frame in an input check; its caller may have passed the bad value"
+        why = IN_A_CHECK
     elif UTILITY_PENALTY and is_utility(path):
         why = "trace frame in a shared utility module; its caller may have passed the bad value"
     if named and (definition is None or definition.name != named):
@@ -626,8 +642,7 @@ def _null_argument(
     or a field of one that the caller's code sets (`share.recipient.email`, the caller
     built `Share(recipient=…)`) — not a field it never touches (`cart.items.length`: the
     fault is where `items` is read)."""
-    message = report.exception.message if report.exception else None
-    member = next((m.group(1) for p in _NULL_MEMBER if (m := p.search(message or ""))), None)
+    member = _null_member(report)
     if member is None:
         return False
     used = re.search(_NULL_CHAIN.format(member=re.escape(member)), site.text)
@@ -637,6 +652,13 @@ def _null_argument(
         return False
     field = used.group(2).rsplit(".", 1)[-1].rstrip("?")
     return not (field and NULL_FIELD_NEEDS_CALLER) or _sets_field(caller, field, workspace)
+
+
+def _null_member(report: Report) -> str | None:
+    """The member read on a null value when that is the failure (`onServer` in "Cannot
+    read properties of undefined (reading 'onServer')"), else None."""
+    message = report.exception.message if report.exception else None
+    return next((m.group(1) for p in _NULL_MEMBER if (m := p.search(message or ""))), None)
 
 
 def _sets_field(caller: Candidate, field: str, workspace: Workspace) -> bool:

@@ -211,6 +211,31 @@ def test_an_input_check_goes_after_its_caller_wherever_it_lives(workspace: Works
     assert [c.symbol for c in found[:2]] == ["render", "require_amount"]
 
 
+def test_a_check_that_crashes_on_a_null_value_is_not_sent_after_its_caller(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = workspace_of(
+        {
+            "app/validate.py": "def validate_form(form):\n    return form.fields.count > 0\n",
+            "app/submit.py": (
+                "from app.validate import validate_form\n\n\n"
+                "def submit(form):\n    validate_form(form)\n    return form\n"
+            ),
+        },
+        tmp_path_factory,
+    )
+    text = trace(
+        ("app/submit.py", 5, "submit"),
+        ("app/validate.py", 2, "validate_form"),
+        error="AttributeError: 'NoneType' object has no attribute 'count'",
+    )
+    found = rank(workspace, text)
+    assert [c.symbol for c in found[:2]] == ["validate_form", "submit"]
+    assert found[0].reason == "where it failed: the innermost in-app frame"
+    monkeypatch.setattr(candidates, "GUARD_NOT_WHEN_IT_CRASHED", False)
+    assert [c.symbol for c in rank(workspace, text)[:2]] == ["submit", "validate_form"]
+
+
 def test_a_raise_under_a_parameter_test_stays_first_unless_switched_on(
     workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
