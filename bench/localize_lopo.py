@@ -80,6 +80,7 @@ RULES: dict[str, dict[tuple[object, str], object]] = {
     "secondary files cut with the rest": {(candidates, "SECONDARY_BEFORE_CUT"): False},
     "headline names: every definer": {(candidates, "HEADLINE_NAME_OWN_FILE"): False},
     "a check that crashed still goes last": {(candidates, "GUARD_NOT_WHEN_IT_CRASHED"): False},
+    "no compound names as file names": {(candidates, "NAMES_AS_FILES"): False},
 }
 """Each new rule switched off (or back to what it replaced)."""
 SIGNALS: dict[str, dict[str, float]] = {

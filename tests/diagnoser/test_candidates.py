@@ -759,8 +759,49 @@ def test_a_headline_name_counts_for_every_definer_when_switched_off(
     monkeypatch.setattr(candidates, "HEADLINE_NAME_WEIGHT", 0.0)
     assert headline_names(homes, title) == {}
     text = "render page layout border title of a page"
+    monkeypatch.setattr(candidates, "NAMES_AS_FILES", False)  # `PageWidget` names its file
     assert rank(homes, text, title=title)[0].path == "app/render.py"
 
 
 def test_a_file_of_declarations_is_no_home(homes: Workspace) -> None:
     assert headline_names(homes, "StatusCode is reported wrong") == {}
+
+
+STEMS = {
+    "app/render.py": (
+        "def render_page(page):\n    return page_layout(page) + page_border(page) + page.title\n"
+    ),
+    "app/page_state.py": "def draw(page):\n    return 1\n",
+    "app/add.py": "def run():\n    return 2\n",
+}
+
+
+@pytest.fixture(scope="module")
+def stems(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    return workspace_of(STEMS, tmp_path_factory)
+
+
+def test_a_compound_name_in_the_headline_names_the_file_called_so(
+    stems: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    title = "page_state: the page layout border and title are lost"
+    text = "render page layout border title of a page"
+    weight = candidates.HEADLINE_NAME_WEIGHT
+    assert headline_names(stems, title) == {"app/page_state.py": weight}
+    assert rank(stems, text, title=title)[0].path == "app/page_state.py"
+    monkeypatch.setattr(candidates, "NAMES_AS_FILES", False)
+    assert headline_names(stems, title) == {}
+    assert rank(stems, text, title=title)[0].path == "app/render.py"
+
+
+def test_a_plain_word_names_no_file(stems: Workspace) -> None:
+    assert headline_names(stems, "add: the page layout border is lost") == {}
+
+
+def test_a_compound_name_anywhere_in_the_report_names_the_file_called_so(
+    stems: Workspace,
+) -> None:
+    index = stems.repository.index
+    text = "The border is lost; `PageState` is rebuilt, and add is called twice."
+    report = build_report(ReportIn(text=text), files=index.files, index=index)
+    assert candidates._named_files(report, index) == ["app/page_state.py"]
