@@ -19,24 +19,26 @@ _VENDORED = re.compile(
     r"|(?:^|/)static/(?:[^/]+/)*lib/"
     r"|[.-]min\.(?:js|css|mjs)$"
     r"|-v?\d+\.\d+(?:\.\d+)*(?:[.-][\w]+)?\.(?:js|css|mjs)$"
-    r"|(?:^|/)[A-Za-z][\w.]*-v?\d+(?:\.\d+)+(?:[-.+~]?(?:rc|alpha|beta|dev|post)\.?\d*)?/"
+    r"|(?:^|/)[A-Za-z][\w.-]*-v?\d+(?:\.\d+)+(?:[-.+~]?(?:rc|alpha|beta|dev|post)\.?\d*)?/"
 )
 """Code copied in from elsewhere: vendor folders, minified or versioned bundles
 (`jquery-3.5.1.js`, `d3.min.js`), a static folder's `lib/`, and a folder named for a
-release (`include/cargo/rustversion-1.0.14/`, `zlib-1.2.13/`: an unpacked copy of
-someone's package; `log4j-1.2-api/` does not end with its version and is a module)."""
+release (`include/cargo/rustversion-1.0.14/`, `pyo3-build-config-0.20.2/`, `zlib-1.2.13/`:
+an unpacked copy of someone's package; `log4j-1.2-api/` does not end with its version and
+is a module)."""
 
 _COPY = re.compile(
     r"(?:^|/)(?:single_include|amalgamation|amalgamated|dist)/"
     r"|[._-]amalgamat(?:ed|ion)\.\w+$"
-    r"|\.d\.[cm]?ts$"
+    r"|\.d\.[cm]?ts$|\.pyi$"
     r"|\.pb(?:\.gw)?\.(?:go|cc|h|c)$|_pb2(?:_grpc)?\.pyi?$"
     r"|[._-]generated\.\w+$|(?:^|/)zz_generated[^/]*$|\.(?:g|freezed)\.dart$"
     r"|^(?:contrib|external)/|(?:^|/)deps/"
 )
 """A copy of code whose source is elsewhere: single-header and amalgamated builds
 (`single_include/`, `sqlite3_amalgamation.c`, `amalgamation/`), TypeScript declarations
-(`.d.ts`, `.d.cts`, `.d.mts`), `dist/` bundles, generated code (`*.pb.go`, `*_pb2.py`,
+(`.d.ts`, `.d.cts`, `.d.mts`) and Python stubs (`.pyi`: a native module's
+`_core.pyi` declares what its C or Rust code defines), `dist/` bundles, generated code (`*.pb.go`, `*_pb2.py`,
 `*_generated.go`, `zz_generated.deepcopy.go`, `*.g.dart`), and contributed or fetched
 code in a root `contrib/` or `external/` or any `deps/` (a nested `contrib/` is product
 code: `django/contrib/admin/`). Files whose header says they are generated ("Code

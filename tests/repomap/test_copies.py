@@ -13,12 +13,14 @@ COPIES = [
     "proto/service_pb2.py", "pkg/apis/zz_generated.deepcopy.go", "gen/schema_generated.go",
     "lib/model.g.dart", "contrib/redis/cache.go", "deps/uv/src/unix/core.c",
     "external/zlib/inflate.c", "vendor/github.com/pkg/errors/errors.go",
-    "third_party/abseil/strings.cc",
+    "third_party/abseil/strings.cc", "include/cargo/pyo3-build-config-0.20.2/src/impl_.rs",
+    "python/pydantic_core/_pydantic_core.pyi",
 ]  # fmt: skip
 NOT_COPIES = [
     "src/index.ts", "django/contrib/admin/options.py", "src/contrib/plugin.js",
     "lib/rack/utils.rb", "lib/matplotlib/axes/_base.py", "go/build/build.go",
     "src/distance.c", "pkg/generate/main.go", "lib/deps.rb", "src/types/index.ts",
+    "log4j-1.2-api/src/main/java/Category.java", "python/pydantic_core/core_schema.py",
 ]  # fmt: skip
 
 
