@@ -81,6 +81,7 @@ RULES: dict[str, dict[tuple[object, str], object]] = {
     "headline names: every definer": {(candidates, "HEADLINE_NAME_OWN_FILE"): False},
     "a check that crashed still goes last": {(candidates, "GUARD_NOT_WHEN_IT_CRASHED"): False},
     "no compound names as file names": {(candidates, "NAMES_AS_FILES"): False},
+    "a Go panic's handlers are frames": {(candidates, "PANIC_HANDLERS_LAST"): False},
 }
 """Each new rule switched off (or back to what it replaced)."""
 SIGNALS: dict[str, dict[str, float]] = {

@@ -152,6 +152,10 @@ sanitizer's report: `diagnoser.native`), native files (C, C++, Rust) go before t
 managed code beside them (a Python or JavaScript wrapper) in each group: the managed
 runtime cannot fail so. A rule, not a weight: it reorders, it adds no score."""
 
+PANIC_HANDLERS_LAST = True
+"""A Go trace's frames above the runtime's `panic` (deferred handlers that ran while it
+unwound, such as a `recover` that re-panics) are not frames of the failure: their files
+rank by the report's words like any other. Off: they are the innermost frames."""
 GUARD_NOT_WHEN_IT_CRASHED = True
 """A check that fails on a null dereference itself (the innermost frame, "Cannot read
 properties of undefined" inside `validateSync`) did not check anything: it is broken, so
@@ -598,10 +602,11 @@ def _guard_files(
 
 
 def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:
-    """In-app frames innermost first, at most FRAMES_PER_FILE per file, no place twice."""
+    """In-app frames innermost first, at most FRAMES_PER_FILE per file, no place twice;
+    without a Go panic's deferred handlers (PANIC_HANDLERS_LAST)."""
     found: list[Candidate] = []
     per_file: Counter[str] = Counter()
-    for mapped in reversed(report.frames):
+    for mapped in _innermost_first(report.frames):
         candidate = _at_frame(mapped, index)
         if candidate is None or per_file[candidate.path] >= FRAMES_PER_FILE:
             continue
@@ -616,6 +621,27 @@ def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:
             found.append(candidate)
             per_file[candidate.path] += 1
     return found
+
+
+def _innermost_first(frames: list[MappedFrame]) -> list[MappedFrame]:
+    """The frames innermost first. In a Go trace the frames printed above the runtime's
+    `panic` are deferred functions that ran while it unwound (a `recover` that re-panics:
+    "[recovered]"), not the failing path: they are left out when in-app frames panicked."""
+    order = frames[::-1]
+    raised = next((n for n, m in enumerate(order) if _is_go_panic(m)), None)
+    if not PANIC_HANDLERS_LAST or raised is None:
+        return order
+    below = order[raised + 1 :]
+    return below if any(m.in_app for m in below) else order
+
+
+def _is_go_panic(mapped: MappedFrame) -> bool:
+    frame = mapped.frame
+    return (
+        not mapped.in_app
+        and (frame.function or "") in ("panic", "runtime.gopanic", "gopanic")
+        and (frame.file or "").endswith("runtime/panic.go")
+    )
 
 
 def _at_frame(mapped: MappedFrame, index: SymbolIndex) -> Candidate | None:

@@ -805,3 +805,44 @@ def test_a_compound_name_anywhere_in_the_report_names_the_file_called_so(
     text = "The border is lost; `PageState` is rebuilt, and add is called twice."
     report = build_report(ReportIn(text=text), files=index.files, index=index)
     assert candidates._named_files(report, index) == ["app/page_state.py"]
+
+
+PANICKED = {
+    "go.mod": "module example.com/yaml\n\ngo 1.20\n",
+    "yaml.go": (
+        "package yaml\n\nfunc handleErr(err *error) {\n"  # 1-3
+        "\tif v := recover(); v != nil {\n\t\tpanic(v)\n\t}\n}\n"  # 4-7
+    ),
+    "decode.go": (
+        "package yaml\n\ntype parser struct{}\n\n"  # 1-4
+        'func (p *parser) parse() {\n\tpanic("attempted to parse unknown event")\n}\n'  # 5-7
+    ),
+}
+GO_PANIC = """panic: attempted to parse unknown event [recovered]
+\tpanic: attempted to parse unknown event
+
+goroutine 1 [running]:
+example.com/yaml.handleErr(0xc000010000)
+\t/go/pkg/mod/example.com/yaml@v1.0.0/yaml.go:5 +0x6d
+panic({0x4a0, 0xc0})
+\t/usr/local/go/src/runtime/panic.go:884 +0x213
+example.com/yaml.(*parser).parse(0xc0)
+\t/go/pkg/mod/example.com/yaml@v1.0.0/decode.go:6 +0x1e5
+main.main()
+\t/tmp/main.go:9 +0x45
+"""
+
+
+def test_a_go_panics_deferred_handler_is_not_where_it_failed(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = workspace_of(PANICKED, tmp_path_factory)
+    index = workspace.repository.index
+    report = build_report(
+        ReportIn(text=GO_PANIC), files=index.files, index=index, packages=workspace.packages
+    )
+    frames = [c for c in rank_candidates(report, workspace) if c.source is Source.FRAME]
+    assert [c.path for c in frames] == ["decode.go"]
+    monkeypatch.setattr(candidates, "PANIC_HANDLERS_LAST", False)
+    frames = [c for c in rank_candidates(report, workspace) if c.source is Source.FRAME]
+    assert [c.path for c in frames] == ["yaml.go", "decode.go"]
