@@ -69,6 +69,7 @@ WEIGHTS: dict[str, tuple[float, ...]] = {
     "QUALIFIED_NAME_WEIGHT": (0.0, 0.3, 0.6, 1.2),
     "HEADLINE_NAME_WEIGHT": (0.0, 0.3, 0.6, 1.2),
     "DECLARATION_FACTOR": (0.5, 0.75, 1.0),
+    "OTHER_PLATFORM_FACTOR": (0.25, 0.5, 0.75, 1.0),
 }
 """The grid: each weight's values, tried one weight at a time."""
 RULES: dict[str, dict[tuple[object, str], object]] = {

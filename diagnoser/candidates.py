@@ -26,7 +26,9 @@ model can be given them as a starting point. Signals, strongest first:
   `>>>` / `In [3]:` sessions, `diagnoser.intake.mentions`), so a trace with no frame in
   the repository (`File "<stdin>"`, another library's frames only) still leads to them.
   A file that declares only types (`types.ts`: no function or method) weighs
-  DECLARATION_FACTOR of its relevance: behaviour, what fixes change, lives in functions.
+  DECLARATION_FACTOR of its relevance: behaviour, what fixes change, lives in functions;
+  a file written only for another operating system or processor than the report names
+  (`_psaix.py` for "On Ubuntu": `diagnoser.platforms`) weighs OTHER_PLATFORM_FACTOR.
 - **Native before managed** when the report names a failure of memory safety (a
   segfault, a double free, a sanitizer's error: `diagnoser.native`): C, C++ and Rust files
   go before the Python or JavaScript wrapper beside them, in each group.
@@ -63,6 +65,7 @@ from diagnoser.errors import ToolError
 from diagnoser.intake.mentions import find_mentions
 from diagnoser.intake.report import MappedFrame, Report
 from diagnoser.native import describes_native_failure, is_native
+from diagnoser.platforms import for_other_platforms, named_platforms
 from diagnoser.workspace import Workspace
 from repomap import Definition, Repository, Symbol, SymbolIndex
 from repomap.copies import is_copy, is_vendored, source_stems
@@ -141,6 +144,11 @@ no function or method: TypeScript's `types.ts`, `models.ts`) has its relevance m
 by this: it names every concept of its package, so the report's words match it, yet
 behaviour — what a fix changes — lives in functions. 1 = off. Measured over 289 cases
 (0.5 and 0.75 against 1): 8 cases move up a place or two, none down (docs/benchmarks.md)."""
+OTHER_PLATFORM_FACTOR = 0.5
+"""A file written only for another operating system or processor than the ones the report
+names (`_psaix.py` when it says "Ubuntu 20.04", `switch_arm_unix.h` for "riscv64":
+`diagnoser.platforms`) has its relevance multiplied by this: every platform's file
+defines the same names, so the words match them all alike. 1 = off."""
 SECONDARY_BEFORE_CUT = True
 """Tests, docs and copies (`is_secondary`, by path) go after the other files *before* the
 list is cut to the best `2 × limit`, not only after: a repository that vendors many
@@ -410,12 +418,20 @@ def _relevance(report: Report, repository: Repository) -> _Relevance:
                 named[path] = definition  # the first named, a named function before a class
     for path, weight in _headline_names(report, repository).items():
         total[path] += weight
-    if DECLARATION_FACTOR != 1:
-        for path in total:
-            if _declares_only(repository, path):
-                total[path] *= DECLARATION_FACTOR
+    _discount(total, report, repository)
     query = frozenset(terms(f"{headline(report)}\n{report.text}"))
     return _Relevance(dict(total), title, frozenset(named_files), named, query)
+
+
+def _discount(total: dict[str, float], report: Report, repository: Repository) -> None:
+    """Files unlikely to hold a fix weigh less: type declarations (DECLARATION_FACTOR) and
+    files for other platforms than the report names (OTHER_PLATFORM_FACTOR)."""
+    platforms = named_platforms(f"{report.title or ''}\n{report.text}")
+    for path in total:
+        if _declares_only(repository, path):
+            total[path] *= DECLARATION_FACTOR
+        if platforms and for_other_platforms(path, platforms):
+            total[path] *= OTHER_PLATFORM_FACTOR
 
 
 def _headline_names(report: Report, repository: Repository) -> dict[str, float]:

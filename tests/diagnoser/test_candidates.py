@@ -846,3 +846,21 @@ def test_a_go_panics_deferred_handler_is_not_where_it_failed(
     monkeypatch.setattr(candidates, "PANIC_HANDLERS_LAST", False)
     frames = [c for c in rank_candidates(report, workspace) if c.source is Source.FRAME]
     assert [c.path for c in frames] == ["yaml.go", "decode.go"]
+
+
+PORTS = {
+    "pkg/_psaix.py": "def net_if_stats():\n    return speed_duplex(nic)\n",
+    "pkg/_pslinux.py": "def net_if_stats():\n    return speed_of(nic)\n",
+    "pkg/__init__.py": "def net_if_stats():\n    return _psplatform.net_if_stats()\n",
+}
+
+
+def test_files_for_another_platform_than_the_report_names_go_after(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = workspace_of(PORTS, tmp_path_factory)
+    text = "On Ubuntu 20.04 `net_if_stats()` reports a wrong speed and duplex for the nic."
+    order = [c.path for c in rank(workspace, text)]
+    assert order.index("pkg/_pslinux.py") < order.index("pkg/_psaix.py")
+    monkeypatch.setattr(candidates, "OTHER_PLATFORM_FACTOR", 1.0)
+    assert rank(workspace, text)[0].path == "pkg/_psaix.py"
