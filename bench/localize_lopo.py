@@ -68,6 +68,7 @@ WEIGHTS: dict[str, tuple[float, ...]] = {
     "NAMED_DEFINITION_WEIGHT": (0.0, 0.1, 0.2, 0.4, 0.8),
     "QUALIFIED_NAME_WEIGHT": (0.0, 0.3, 0.6, 1.2),
     "HEADLINE_NAME_WEIGHT": (0.0, 0.3, 0.6, 1.2),
+    "HEADLINE_NAME_OTHER": (0.0, 0.1, 0.2, 0.4),
     "DECLARATION_FACTOR": (0.5, 0.75, 1.0),
     "OTHER_PLATFORM_FACTOR": (0.25, 0.5, 0.75, 1.0),
 }

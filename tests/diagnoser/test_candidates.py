@@ -743,9 +743,11 @@ def headline_names(workspace: Workspace, title: str) -> dict[str, float]:
 def test_a_name_in_the_headline_lifts_the_file_named_after_it(homes: Workspace) -> None:
     title = "PageWidget breaks the page layout border and title"
     text = "render page layout border title of a page"
-    # shared by the two definers; only the home keeps its part
+    # shared by the two definers: the home keeps its part, the other definer a little
     half = candidates.HEADLINE_NAME_WEIGHT / 2
-    assert headline_names(homes, title) == {"app/page_widget.py": half}
+    other = candidates.HEADLINE_NAME_OTHER / 2
+    assert 0 < other < half
+    assert headline_names(homes, title) == {"app/page_widget.py": half, "app/panel.py": other}
     assert rank(homes, text, title=title)[0].path == "app/page_widget.py"
 
 
@@ -763,7 +765,12 @@ def test_a_headline_name_counts_for_every_definer_when_switched_off(
     assert rank(homes, text, title=title)[0].path == "app/render.py"
 
 
-def test_a_file_of_declarations_is_no_home(homes: Workspace) -> None:
+def test_a_file_of_declarations_is_no_home(
+    homes: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = {"app/status_code.py": candidates.HEADLINE_NAME_OTHER}
+    assert headline_names(homes, "StatusCode is reported wrong") == other
+    monkeypatch.setattr(candidates, "HEADLINE_NAME_OTHER", 0.0)
     assert headline_names(homes, "StatusCode is reported wrong") == {}
 
 
