@@ -37,11 +37,11 @@ _COPY = re.compile(
 )
 """A copy of code whose source is elsewhere: single-header and amalgamated builds
 (`single_include/`, `sqlite3_amalgamation.c`, `amalgamation/`), TypeScript declarations
-(`.d.ts`, `.d.cts`, `.d.mts`) and Python stubs (`.pyi`: a native module's
-`_core.pyi` declares what its C or Rust code defines), `dist/` bundles, generated code (`*.pb.go`, `*_pb2.py`,
-`*_generated.go`, `zz_generated.deepcopy.go`, `*.g.dart`), and contributed or fetched
-code in a root `contrib/` or `external/` or any `deps/` (a nested `contrib/` is product
-code: `django/contrib/admin/`). Files whose header says they are generated ("Code
+(`.d.ts`, `.d.cts`, `.d.mts`) and Python stubs (`.pyi`: a native module's `_core.pyi`
+declares what its C or Rust code defines), `dist/` bundles, generated code (`*.pb.go`,
+`*_pb2.py`, `*_generated.go`, `zz_generated.deepcopy.go`, `*.g.dart`), and contributed or
+fetched code in a root `contrib/` or `external/` or any `deps/` (a nested `contrib/` is
+product code: `django/contrib/admin/`). Files whose header says they are generated ("Code
 generated … DO NOT EDIT") are not even indexed (`repomap.constants.GENERATED_MARKERS`)."""
 _BUILD_DIR = re.compile(r"(?:^|/)(?:lib|build|out|es|esm|cjs|umd)/")
 """Folders a package's build writes its output to. A file there is a copy only when the
