@@ -21,7 +21,7 @@ bench README), for all cases and the traceback subset:
 The cases may be of any language (`language`, default python; bench/cases_multilang.md):
 `--cases` takes files, folders of `*.jsonl` or globs. A second table gives, per language,
 file Acc@1/3/5 (files+suspects) beside two plain rankers measured in the same run over
-every indexed, non-test (`diagnoser.candidates.is_test`) file of any language
+every indexed, non-test (`diagnoser.file_roles.is_test`) file of any language
 (bench/baselines.py): BM25, and "files and names the report mentions, then BM25"
 (`find_mentions`, the repo map's symbol index). A third gives each repository's indexed
 file count (0 is flagged). The first table's BM25 column is the issue-5 ranker (Python
@@ -45,7 +45,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from diagnoser.candidates import is_test
+from diagnoser.file_roles import is_test
 from diagnoser.intake import ReportIn, Source
 from diagnoser.intake.mentions import find_mentions
 from diagnoser.pipeline import Event, diagnose

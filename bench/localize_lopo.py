@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from diagnoser import candidates
+from diagnoser import candidates, crash_site, file_roles
 from diagnoser.intake import ReportIn, mentions
 from diagnoser.intake.intake import build_report
 from diagnoser.intake.report import Report
@@ -74,10 +74,13 @@ WEIGHTS: dict[str, tuple[float, ...]] = {
 }
 """The grid: each weight's values, tried one weight at a time."""
 RULES: dict[str, dict[tuple[object, str], object]] = {
-    "null rule: any field of a parameter": {(candidates, "NULL_FIELD_NEEDS_CALLER"): False},
+    "null rule: any field of a parameter": {(crash_site, "NULL_FIELD_NEEDS_CALLER"): False},
     "no vendored/minified rule": {(candidates, "_is_copied"): lambda path, workspace: False},
     "no code names in mentions": {(mentions, "CODE_NAMES"): False},
-    "old test-file conventions": {(candidates, "is_test"): _old_is_test},
+    "old test-file conventions": {
+        (candidates, "is_test"): _old_is_test,
+        (file_roles, "is_test"): _old_is_test,
+    },
     "no native-failure order": {(candidates, "NATIVE_FAILURE_FIRST"): False},
     "secondary files cut with the rest": {(candidates, "SECONDARY_BEFORE_CUT"): False},
     "headline names: every definer": {(candidates, "HEADLINE_NAME_OWN_FILE"): False},

@@ -15,7 +15,7 @@ model can be given them as a starting point. Signals, strongest first:
   itself* (`share.email` in `def notify(share)`, message `'NoneType' object has no
   attribute 'email'`) puts the caller first: the value came from there — a null field of
   one (`cart.items.length`) only when the caller's code sets that field by name, else the
-  fault is where the field is read. When the
+  fault is where the field is read (`diagnoser.crash_site`). When the
   failing line is an explicit raise under an `if`, the functions that computed what the
   condition tests come right after it (the check is often right, its input wrong).
 - **Relevance** of every other file, a weighted sum of: BM25 of the whole report against
@@ -46,8 +46,8 @@ model can be given them as a starting point. Signals, strongest first:
   `*_generated.go`, `*.g.dart`), amalgamated or single-header (`single_include/`,
   `*_amalgamation.c`), declarations (`.d.ts`), bundles (`dist/`) and build output beside
   its `src/` twin (`lib/x.js` for `src/x.ts`) — come after everything else
-  (`is_secondary`): fixes rarely land there. They stay in the list as context, first
-  only when nothing else matches.
+  (`diagnoser.file_roles.is_secondary`): fixes rarely land there. They stay in the list
+  as context, first only when nothing else matches.
 
 Every weight and rule was chosen leave-one-project-out (bench/localize_lopo.py: choose on
 all projects but one, measure on that one) — first on the developer benchmark's three
@@ -62,18 +62,27 @@ from __future__ import annotations
 import re
 import weakref
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from diagnoser.crash_site import (
+    CrashSite,
+    argument_check,
+    crash_site,
+    guard_inputs,
+    null_argument,
+    null_member,
+)
 from diagnoser.errors import ToolError
+from diagnoser.file_roles import is_secondary, is_test, is_utility
 from diagnoser.intake.mentions import find_mentions
 from diagnoser.intake.report import MappedFrame, Report
 from diagnoser.native import describes_native_failure, is_native
 from diagnoser.platforms import for_other_platforms, named_platforms
 from diagnoser.workspace import Workspace
 from repomap import Definition, Repository, Symbol, SymbolIndex
-from repomap.copies import is_copy, is_vendored, source_stems
+from repomap.copies import is_vendored, source_stems
 from repomap.focus import resolve_focus
 from repomap.terms import TermIndex, terms
 
@@ -181,68 +190,14 @@ properties of undefined" inside `validateSync`) did not check anything: it is br
 GUARD_PENALTY does not send its file after the others. A check that raises is different:
 it did its job on a bad value."""
 
-_UTILITY = re.compile(r"(?:^|/)(?:utils?|helpers?|common|compat|_api)(?:/|\.[A-Za-z]+$)")
 _GUARD_NAME = re.compile(
     r"^_*(?:[Vv]alidate|[Cc]heck|[Aa]ssert|[Rr]equire|[Ee]nsure|[Vv]erify)(?:$|s$|[_A-Z0-9])"
 )
 """A function or class named for checking its input: `check_array`, `_check_X`,
 `Validate` (`Validate.notNull`), `requireNonNull`, `assertIsValid`, `ensure_str`."""
-_TEST_NAME = re.compile(
-    r"^test|^conftest\.py$|_tests?\.\w+$|[._-](?:test|spec)\.\w+$|_spec\.\w+$"
-    r"|(?:Test|Tests|Spec|IT)\.(?:java|kt|scala|groovy|cs|swift)$"
-    r"|^Tests?[A-Z]\w*\.(?:java|kt|scala|groovy|cs|swift)$"
-)
-"""A test file by its name in each ecosystem: Python `test_x.py`, `x_test.py`,
-`tests.py`; Go `x_test.go`; JS/TS `x.test.ts`, `x.spec.js`, `x-spec.ts`; Ruby
-`x_spec.rb`; JVM/.NET/Swift `CartTest.java`, `CartTests.cs`, `TestCart.java`. A lower-case
-name starting with `test` is test support too: `testing.py` (`click.testing`,
-`sklearn.utils.testing`), Go's `testing.go` and `testutil.go` hold fakes and helpers for
-tests (measured: calling them product code put `click/testing.py` and
-`sklearn/utils/testing.py` first in two cases). `test` inside a word is not a test:
-`contest.go`, `latest.ts`, `Testimony.java`."""
-_TEST_DIR = re.compile(
-    r"(?:^|/)(?:tests?|Tests?|testing|__tests__|spec|__mocks__|testdata|benches|"
-    r"unittests?|fixtures|__fixtures__|__snapshots__|androidTest|"
-    r"[\w.]+\.(?:Unit|Integration)?Tests?)/"
-    r"|(?:^|/)src/(?:it|integrationTest|integration-test|testFixtures|jmh)/"
-)
-"""A test folder in each ecosystem: `tests/`, `test/` (Java's `src/test/`, C/C++, PHP),
-Swift's `Tests/`, Go's `testdata/`, JS `__tests__/`, `__mocks__/`, `__snapshots__/`, Rust
-`tests/` and `benches/`, Android's `src/androidTest/`, C++ `unittest(s)/`, Ruby `spec/`,
-fixtures, and .NET test projects (`Foo.Tests/`, `Foo.Test/`, `Foo.UnitTests/`)."""
-_AUXILIARY = re.compile(
-    r"^(?:[\w.]+[-_])?(?:examples?|samples?|docs?|benchmarks?|tutorials?|galleries|demos?|"
-    r"scripts?)/"
-    r"|(?:^|/)(?:setup|conftest)\.py$"
-)
-"""Top-level folders only, alone or as a module's suffix (Maven/Gradle `picocli-examples/`,
-`log4j-samples/`): `com/demo/notes/` is a package, not a demo."""
-_PRODUCT_TREE = re.compile(r"(?:^|/)src/main/")
-"""Maven/Gradle's product sources: nothing under them is a test, whatever its name
-(JUnit's own `TestIdentifier.java`, `TestPlan.java`)."""
 ON_THE_PATH = "on the failing path (trace frame)"
 IN_A_CHECK = "trace frame in an input check; its caller may have passed the bad value"
-MAX_GUARD_INPUTS = 2
-"""At most this many functions whose results an explicit raise's guard tested."""
-_RAISE = re.compile(r"^\s*(?:raise|throw)\b")
-_GUARD = re.compile(r"^(\s*)(?:if|elif|else\s+if|unless|when)\b(.*)$")
-_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _COMPOUND = re.compile(r"[A-Za-z0-9][_-][A-Za-z0-9]|[a-z][A-Z]")
-_NULL_CHAIN = r"(?<![\w$.?])([A-Za-z_$][\w$]*)((?:\??\.[\w$]+)*?)\??\.{member}\b"
-"""What `.member` was read on: a name (`share` in `share.email`) and the fields between
-(`.recipient` in `share.recipient.email`)."""
-NULL_FIELD_NEEDS_CALLER = True
-"""A null *field* of a parameter (`cart.items.length`) moves the caller first only when
-the caller's code sets that field by name (`Share(recipient=…)`, `{updatedAt: …}`,
-`share.recipient = …`); otherwise the fault is where the field is read."""
-SIGNATURE_LINES = 8
-"""How many lines a signature may span when looking for a parameter."""
-_NULL_MEMBER = (
-    re.compile(r"(?:NoneType|null|undefined|nil)\b.{0,40}?(?:attribute|reading|method|property)"
-               r"\s*['\"`]?(\w+)"),
-    re.compile(r"(?:property|method|member)\s*['\"`](\w+)['\"`]? (?:of|for|on) "
-               r"(?:undefined|null|nil)"),
-)  # fmt: skip
 _TERM_INDEXES: weakref.WeakKeyDictionary[Repository, TermIndex] = weakref.WeakKeyDictionary()
 _FILES_BY_STEM: weakref.WeakKeyDictionary[SymbolIndex, dict[str, list[str]]] = (
     weakref.WeakKeyDictionary()
@@ -287,7 +242,7 @@ def rank_candidates(
     frames = _frame_candidates(report, index)
     relevance = _relevance(report, repository)
     innermost = frames[:2]
-    site = _crash_site(frames[0], workspace) if frames else None
+    site = crash_site(frames[0], workspace) if frames else None
     guards = _guard_files(report, frames, site)
     priors = _frame_priors([c.path for c in frames], relevance.headline, guards)
     frame_order = _frame_file_order(priors)
@@ -297,13 +252,16 @@ def rank_candidates(
     if (
         site is not None
         and len(innermost) == 2
-        and _null_argument(report, site, innermost[1], workspace)
+        and null_argument(report, site, innermost[1], workspace)
     ):
         frames.remove(innermost[1])
         why = "passes the missing value on to the crashing call below it (trace frame)"
         frames.insert(0, replace(innermost[1], reason=why))
     elif site is not None:
-        frames[1:1] = _guard_inputs(site, index)
+        frames[1:1] = [
+            _span(path, target, target.line, Source.DATAFLOW, why)
+            for path, target, why in guard_inputs(site, index)
+        ]
     framed = {c.path for c in frames if c.source is Source.FRAME}
     managed = _managed_last(report)
     twins = source_stems(index.files)
@@ -336,33 +294,6 @@ def _managed_last(report: Report) -> Callable[[str], bool]:
     if NATIVE_FAILURE_FIRST and describes_native_failure(text):
         return lambda path: not is_native(path)
     return lambda path: False
-
-
-def is_test(path: str) -> bool:
-    """Test code by the common conventions: `test_*.py`, `*_test.go`, `*.spec.ts`,
-    `FooTest.java`, `conftest.py`, and anything under `tests/`, `test/` (`src/test/`,
-    Maven's `src/it/`), `testing/`, `__tests__/` or `spec/` — never under `src/main/`."""
-    if _PRODUCT_TREE.search(path):
-        return False
-    name = path.rsplit("/", 1)[-1]
-    return bool(_TEST_NAME.search(name) or _TEST_DIR.search(path))
-
-
-def is_peripheral(path: str) -> bool:
-    """Tests, examples, docs and build scripts: where fixes rarely land."""
-    return is_test(path) or bool(_AUXILIARY.search(path))
-
-
-def is_secondary(path: str, stems: Collection[str] = ()) -> bool:
-    """Ranked after every other candidate, by its path: tests, examples, docs and build
-    scripts (`is_peripheral`), and copies (`repomap.copies.is_copy`: vendored, generated,
-    amalgamated, declarations, build output beside its `src/` twin). Still listed as
-    context — and first when nothing else matches."""
-    return is_peripheral(path) or is_copy(path, stems)
-
-
-def is_utility(path: str) -> bool:
-    return bool(_UTILITY.search(path))
 
 
 def is_guard_name(name: str) -> bool:
@@ -603,7 +534,7 @@ def _scored(
 
 
 def _guard_files(
-    report: Report, frames: list[Candidate], site: _CrashSite | None
+    report: Report, frames: list[Candidate], site: CrashSite | None
 ) -> dict[str, float]:
     """Frame files that are input checks → their penalty: every frame of the file named like
     a check (`check_array`, `Validate.notNull`; GUARD_PENALTY), or the innermost frame's file
@@ -616,9 +547,9 @@ def _guard_files(
             frame = mapped.frame
             owner = (frame.module or "").rsplit(".", 1)[-1]
             names[mapped.repo_path].append(f"{owner}.{frame.function or ''}.{mapped.symbol or ''}")
-    checked = site.frame.path if site is not None and _argument_check(site) else None
+    checked = site.frame.path if site is not None and argument_check(site) else None
     crashed = (
-        frames[0].path if frames and GUARD_NOT_WHEN_IT_CRASHED and _null_member(report) else None
+        frames[0].path if frames and GUARD_NOT_WHEN_IT_CRASHED and null_member(report) else None
     )
     guards: dict[str, float] = {}
     for path in {c.path for c in frames}:
@@ -641,9 +572,7 @@ def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:
             continue
         if all((c.path, c.symbol) != (candidate.path, candidate.symbol) for c in found):
             crashed = (
-                candidate.reason == IN_A_CHECK
-                and GUARD_NOT_WHEN_IT_CRASHED
-                and _null_member(report)
+                candidate.reason == IN_A_CHECK and GUARD_NOT_WHEN_IT_CRASHED and null_member(report)
             )
             if not found and (candidate.reason == ON_THE_PATH or crashed):
                 candidate = replace(candidate, reason="where it failed: the innermost in-app frame")
@@ -695,148 +624,6 @@ def _at_frame(mapped: MappedFrame, index: SymbolIndex) -> Candidate | None:
         start = max(1, line - CONTEXT_LINES)
         return Candidate(path, line, start, line + CONTEXT_LINES, None, Source.FRAME, why)
     return _span(path, definition, line, Source.FRAME, why)
-
-
-@dataclass(frozen=True, slots=True)
-class _CrashSite:
-    """The innermost frame's place, with its file's lines and its enclosing definition."""
-
-    frame: Candidate
-    lines: list[str]
-    definition: Definition
-
-    @property
-    def text(self) -> str:
-        return self.lines[self.frame.line - 1]
-
-
-def _crash_site(frame: Candidate, workspace: Workspace) -> _CrashSite | None:
-    """The crash line in context, read once; None when it cannot be read or placed."""
-    definition = workspace.repository.index.enclosing(frame.path, frame.line)
-    try:
-        lines = workspace.read_text_lines(frame.path)[1]
-    except ToolError:
-        return None
-    if definition is None or not 0 < frame.line <= len(lines):
-        return None
-    return _CrashSite(frame, lines, definition)
-
-
-def _null_argument(
-    report: Report, site: _CrashSite, caller: Candidate, workspace: Workspace
-) -> bool:
-    """Whether the trace is a null dereference at the crash site of a value the caller
-    handed over: a parameter itself (`share.email` in `def share_created(self, share)`),
-    or a field of one that the caller's code sets (`share.recipient.email`, the caller
-    built `Share(recipient=…)`) — not a field it never touches (`cart.items.length`: the
-    fault is where `items` is read)."""
-    member = _null_member(report)
-    if member is None:
-        return False
-    used = re.search(_NULL_CHAIN.format(member=re.escape(member)), site.text)
-    if used is None or used.group(1) in ("self", "this", "cls"):
-        return False
-    if re.search(rf"\b{re.escape(used.group(1))}\b", _signature(site)) is None:
-        return False
-    field = used.group(2).rsplit(".", 1)[-1].rstrip("?")
-    return not (field and NULL_FIELD_NEEDS_CALLER) or _sets_field(caller, field, workspace)
-
-
-def _null_member(report: Report) -> str | None:
-    """The member read on a null value when that is the failure (`onServer` in "Cannot
-    read properties of undefined (reading 'onServer')"), else None."""
-    message = report.exception.message if report.exception else None
-    return next((m.group(1) for p in _NULL_MEMBER if (m := p.search(message or ""))), None)
-
-
-def _sets_field(caller: Candidate, field: str, workspace: Workspace) -> bool:
-    """Whether the caller's definition assigns `field` by name: `x.field = …`,
-    `Thing(field=…)`, `{field: …}`."""
-    try:
-        lines = workspace.read_text_lines(caller.path)[1]
-    except ToolError:
-        return False
-    definition = workspace.repository.index.enclosing(caller.path, caller.line)
-    start, end = (
-        (definition.start_line, definition.end_line) if definition else (caller.start, caller.end)
-    )
-    body = "\n".join(lines[max(start, 1) - 1 : end])
-    return re.search(rf"(?<![\w$]){re.escape(field)}\s*(?:=(?!=)|:(?!:))", body) is not None
-
-
-def _signature(site: _CrashSite) -> str:
-    """The crash site's definition's first lines, up to the end of its signature."""
-    signature = []
-    start = site.definition.line - 1
-    for text in site.lines[start : start + SIGNATURE_LINES]:
-        signature.append(text)
-        if text.rstrip().endswith((":", "{", "=>")):
-            break
-    return "\n".join(signature)
-
-
-def _argument_check(site: _CrashSite) -> bool:
-    """Whether the failing line is an explicit raise/throw right under an `if` that tests
-    one of the function's parameters, none of them reassigned before it (`if x is None:
-    raise ValueError`): the function refused what its caller gave it."""
-    guard = _guard_of(site)
-    if guard is None:
-        return False
-    tested = set(_NAME.findall(guard.group(2))) - {"self", "this", "cls", "not", "is", "None"}
-    body = site.lines[site.definition.line : site.frame.line - 1]
-    assigned = {m.group(1) for t in body if (m := re.match(r"^\s*([A-Za-z_$][\w$]*)\s*=", t))}
-    signature = set(_NAME.findall(_signature(site).split("(", 1)[-1]))
-    return bool(tested & signature - assigned)
-
-
-def _guard_of(site: _CrashSite) -> re.Match[str] | None:
-    """The `if` right above the failing line, when that line is an explicit raise."""
-    if not _RAISE.match(site.text):
-        return None
-    indent = len(site.text) - len(site.text.lstrip())
-    body = site.lines[site.definition.line - 1 : site.frame.line - 1]
-    return next(
-        (m for m in map(_GUARD.match, reversed(body)) if m and len(m.group(1)) < indent), None
-    )
-
-
-def _guard_inputs(site: _CrashSite, index: SymbolIndex) -> list[Candidate]:
-    """When the failing line is an explicit raise/throw under an `if`, the functions that
-    computed what the condition tests (`pages = self.page_count(…)` … `if page > pages:`
-    … `raise PageOutOfRange`): the check is often right and its input wrong."""
-    guard = _guard_of(site)
-    if guard is None:
-        return []
-    body = site.lines[site.definition.line - 1 : site.frame.line - 1]
-    tested = set(_NAME.findall(guard.group(2)))
-    callees = _calls(guard.group(2))
-    for text in body:
-        assigned = re.match(r"^\s*([A-Za-z_$][\w$]*)\s*=\s*(.*)$", text)
-        if assigned and assigned.group(1) in tested:
-            callees += _calls(assigned.group(2))
-    found: list[Candidate] = []
-    for name in dict.fromkeys(callees):
-        place = _definition_near(name, site.frame.path, index)
-        if place is not None and place[1].name != site.definition.name:
-            path, target = place
-            why = f"computes `{name}(…)`, which the failing check at line {site.frame.line} tests"
-            found.append(_span(path, target, target.line, Source.DATAFLOW, why))
-    return found[:MAX_GUARD_INPUTS]
-
-
-def _calls(expression: str) -> list[str]:
-    """Names of the functions called in an expression (`self.page_count(x)` → page_count)."""
-    return [m.group(1) for m in re.finditer(r"([A-Za-z_$][\w$]*)\s*\(", expression)]
-
-
-def _definition_near(name: str, path: str, index: SymbolIndex) -> tuple[str, Definition] | None:
-    """`name`'s definition: in `path` when it has one, else the only one in the repo."""
-    lookup = index.find(name)
-    if lookup.how.value != "exact":
-        return None
-    local = [s for s in lookup.matches if s.path == path]
-    chosen = local or (list(lookup.matches) if len(lookup.matches) == 1 else [])
-    return (chosen[0].path, chosen[0].definition) if chosen else None
 
 
 def _is_copied(path: str, workspace: Workspace) -> bool:
