@@ -394,9 +394,10 @@ def _headline_names(report: Report, repository: Repository) -> dict[str, float]:
     if NAMES_AS_FILES:
         for name in filter(_COMPOUND.search, names):
             files = _files_named(name, repository.index)
-            homes = [p for p in files if p not in found and not _declares_only(repository, p)]
-            if 0 < len(files) <= MAX_DEFINERS:
-                for path in homes:
+            if not 0 < len(files) <= MAX_DEFINERS:
+                continue
+            for path in files:
+                if path not in found and not _declares_only(repository, path):
                     found[path] += HEADLINE_NAME_WEIGHT / len(files)
     return found
 
@@ -548,9 +549,7 @@ def _guard_files(
             owner = (frame.module or "").rsplit(".", 1)[-1]
             names[mapped.repo_path].append(f"{owner}.{frame.function or ''}.{mapped.symbol or ''}")
     checked = site.frame.path if site is not None and argument_check(site) else None
-    crashed = (
-        frames[0].path if frames and GUARD_NOT_WHEN_IT_CRASHED and null_member(report) else None
-    )
+    crashed = frames[0].path if frames and _check_crashed(report) else None
     guards: dict[str, float] = {}
     for path in {c.path for c in frames}:
         looks = [is_guard_name(name) for name in names.get(path, [])]
@@ -561,20 +560,24 @@ def _guard_files(
     return guards
 
 
+def _check_crashed(report: Report) -> bool:
+    """Whether a check at the innermost frame would have crashed rather than checked: the
+    failure is a null dereference (GUARD_NOT_WHEN_IT_CRASHED)."""
+    return GUARD_NOT_WHEN_IT_CRASHED and null_member(report) is not None
+
+
 def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:
     """In-app frames innermost first, at most FRAMES_PER_FILE per file, no place twice;
     without a Go panic's deferred handlers (PANIC_HANDLERS_LAST)."""
     found: list[Candidate] = []
     per_file: Counter[str] = Counter()
+    innermost_reasons = (ON_THE_PATH, IN_A_CHECK) if _check_crashed(report) else (ON_THE_PATH,)
     for mapped in _innermost_first(report.frames):
         candidate = _at_frame(mapped, index)
         if candidate is None or per_file[candidate.path] >= FRAMES_PER_FILE:
             continue
         if all((c.path, c.symbol) != (candidate.path, candidate.symbol) for c in found):
-            crashed = (
-                candidate.reason == IN_A_CHECK and GUARD_NOT_WHEN_IT_CRASHED and null_member(report)
-            )
-            if not found and (candidate.reason == ON_THE_PATH or crashed):
+            if not found and candidate.reason in innermost_reasons:
                 candidate = replace(candidate, reason="where it failed: the innermost in-app frame")
             found.append(candidate)
             per_file[candidate.path] += 1
