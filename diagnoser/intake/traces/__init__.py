@@ -2,8 +2,9 @@
 
 Each family module exposes `parse(text) -> list[Trace]`; `parse_traces` runs them all
 over the whole text (code fences, CRLF and interleaved noise are tolerated by the
-parsers, nothing is stripped), drops a trace whose span lies inside one kept from another
-family (more frames win), and returns the rest in text order. Frames are innermost last.
+parsers, nothing is stripped), drops a trace whose span overlaps one kept from another
+family (more frames win, then more frames with a line number, then the wider span), and
+returns the rest in text order. Frames are innermost last.
 At most `MAX_TRACES` traces of `MAX_FRAMES` frames each are kept; `find_traces` also says
 what was cut.
 """
@@ -94,12 +95,21 @@ def find_traces(text: str) -> TextTraces:
             searched = True
             counting_stopped |= len(parsed) >= MAX_TRACES_PER_FAMILY
             found.extend((family, trace) for trace in parsed)
-    # Most frames first, then the widest span: a trace that contains a smaller one
-    # from another family (V8 `at` lines inside a Rust backtrace) wins.
-    found.sort(key=lambda ft: (-_depth(ft[1]), -(ft[1].end - ft[1].start), ft[1].start))
+    # Most frames first, then most frames with a line (two families reading the same
+    # `at` lines: Java's `(Cart.java:12)` is a location, not .NET's parameter list), then
+    # the widest span: a trace that contains a smaller one from another family (V8 `at`
+    # lines inside a Rust backtrace) wins.
+    found.sort(
+        key=lambda ft: (
+            -_depth(ft[1]),
+            -sum(frame.line is not None for frame in ft[1].frames),
+            -(ft[1].end - ft[1].start),
+            ft[1].start,
+        )
+    )
     kept: list[tuple[str, Trace]] = []
     for family, trace in found:
-        if not any(other != family and _inside(trace, t) for other, t in kept):
+        if not any(other != family and _overlap(trace, t) for other, t in kept):
             kept.append((family, trace))
     ordered = [t for _, t in sorted(kept, key=lambda ft: (ft[1].start, ft[1].end))]
     traces = ordered[:MAX_TRACES]
@@ -125,8 +135,9 @@ def _depth(trace: Trace) -> int:
     return len(trace.frames) + trace.omitted_frames
 
 
-def _inside(inner: Trace, outer: Trace) -> bool:
-    return outer.start <= inner.start and inner.end <= outer.end
+def _overlap(one: Trace, other: Trace) -> bool:
+    """Whether two traces read some of the same text (two families, one of them wrong)."""
+    return one.start < other.end and other.start < one.end
 
 
 __all__ = [

@@ -1,7 +1,10 @@
 """JavaScript stacks: V8 / Node (`    at fn (file:line:col)`) and Gecko / Safari (`fn@file:l:c`).
 
 Both list the newest frame first, so frames are reversed. The exception is the
-`Type: message` line just above the first frame, when there is one.
+`Type: message` line just above the first frame, when there is one. A promise library's
+long stack trace (Bluebird, Q: `From previous event:` and the frames of the code that
+started the asynchronous work) continues the same trace with older frames: it is the
+caller side of the failure, not a second error.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ _EXCEPTION = re.compile(
     r"(?::[ \t]?(?P<msg>.*))?$"
 )
 _NON_FILE = ("<anonymous>", "native", "[native code]")
+_CONTINUED = re.compile(r"^\s*From previous event:\s*$")
+"""The line between a long stack trace's parts: the frames after it are older."""
 
 
 def parse(text: str) -> list[Trace]:
@@ -66,7 +71,7 @@ def _block(lines: Lines, i: int, kind: TraceFormat) -> tuple[Trace | None, int]:
         if frame is not None:
             frames.add(frame)
             end = lines[j].end
-        elif not is_fence(text):
+        elif not (is_fence(text) or _continues(lines, j, kind)):
             break
         j += 1
     if kind is TraceFormat.JAVASCRIPT_GECKO and not any(f.line for f in frames.kept):
@@ -89,6 +94,15 @@ def _block(lines: Lines, i: int, kind: TraceFormat) -> tuple[Trace | None, int]:
         end=end,
     )
     return trace, j
+
+
+def _continues(lines: Lines, j: int, kind: TraceFormat) -> bool:
+    """Whether line `j` joins two parts of one long stack trace (a frame follows it)."""
+    return (
+        _CONTINUED.match(lines[j].text) is not None
+        and j + 1 < len(lines)
+        and _parse_frame(lines[j + 1].text, kind) is not None
+    )
 
 
 def _looks_like_error(name: str) -> bool:

@@ -60,3 +60,32 @@ def test_windows_file_path_in_v8_frame() -> None:
 def test_prose_is_not_a_stack() -> None:
     text = "Look at this (really)\nmail me at dev@example.com\nat home\n"
     assert javascript.parse(text) == []
+
+
+LONG_STACK = """ObjectParameterError: Parameter "obj" to Document() must be an object
+    at new ObjectParameterError (node_modules/mongoose/lib/error/objectParameter.js:23:11)
+    at Embedded.castForQuery (node_modules/mongoose/lib/schema/embedded.js:218:10)
+    at process.nextTick (node_modules/kareem/index.js:333:33)
+From previous event:
+    at Object.promiseOrCallback (node_modules/mongoose/lib/utils.js:233:10)
+    at model.Query.exec (node_modules/mongoose/lib/query.js:3549:16)
+"""
+
+
+def test_a_long_stack_trace_is_one_trace_with_the_async_origin_outermost() -> None:
+    (trace,) = javascript.parse(LONG_STACK)
+    assert [f.function for f in trace.frames] == [
+        "model.Query.exec",
+        "Object.promiseOrCallback",
+        "process.nextTick",
+        "Embedded.castForQuery",
+        "ObjectParameterError",
+    ]
+    assert trace.exception is not None and trace.exception.type == "ObjectParameterError"
+
+
+def test_a_continuation_line_without_frames_after_it_ends_the_trace() -> None:
+    text = "Error: boom\n    at main (/srv/app/index.js:3:9)\nFrom previous event:\nthen prose\n"
+    (trace,) = javascript.parse(text)
+    assert [f.function for f in trace.frames] == ["main"]
+    assert text[: trace.end].endswith("index.js:3:9)")

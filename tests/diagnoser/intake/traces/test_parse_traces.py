@@ -108,6 +108,23 @@ def test_contained_trace_of_another_family_is_dropped() -> None:
     assert len(trace.frames) == 4
 
 
+LOGCAT = """E/AndroidRuntime: FATAL EXCEPTION: main
+    java.lang.ArrayIndexOutOfBoundsException: length=7216; index=7216
+        at com.google.zxing.common.BitMatrix.get(BitMatrix.java:162)
+        at com.google.zxing.maxicode.MaxiCodeReader.decode(MaxiCodeReader.java:64)
+"""
+
+
+def test_of_two_families_reading_the_same_frames_the_one_with_lines_wins() -> None:
+    assert PARSERS["dotnet"](LOGCAT)  # `at A.b(…)` reads as .NET, without a line …
+    (trace,) = parse_traces(LOGCAT)  # … but Java's `(BitMatrix.java:162)` is a location
+    assert trace.format is TraceFormat.JAVA
+    assert [(f.file, f.line) for f in trace.frames] == [
+        ("MaxiCodeReader.java", 64),
+        ("BitMatrix.java", 162),
+    ]
+
+
 def test_same_family_chains_are_all_kept() -> None:
     found = parse_traces(read_fixture("dotnet_inner_async.txt"))
     assert [t.exception.type for t in found if t.exception] == [
