@@ -64,6 +64,7 @@ WEIGHTS: dict[str, tuple[float, ...]] = {
     "FRAME_HEADLINE_WEIGHT": (0.0, 0.75, 1.5, 3.0),
     "TEXT_WEIGHT": (0.5, 1.0, 2.0),
     "HEADLINE_WEIGHT": (0.0, 0.35, 0.7, 1.4),
+    "TEXT_HEADLINE_WEIGHT": (0.0, 0.5, 1.0, 1.5),
     "NAMED_FILE_WEIGHT": (0.0, 0.3, 0.6, 1.2),
     "NAMED_DEFINITION_WEIGHT": (0.0, 0.1, 0.2, 0.4, 0.8),
     "QUALIFIED_NAME_WEIGHT": (0.0, 0.3, 0.6, 1.2),
@@ -87,6 +88,7 @@ RULES: dict[str, dict[tuple[object, str], object]] = {
     "a check that crashed still goes last": {(candidates, "GUARD_NOT_WHEN_IT_CRASHED"): False},
     "no compound names as file names": {(candidates, "NAMES_AS_FILES"): False},
     "a Go panic's handlers are frames": {(candidates, "PANIC_HANDLERS_LAST"): False},
+    "the error's constructor is a frame": {(candidates, "ERROR_CONSTRUCTOR_NOT_A_FRAME"): False},
 }
 """Each new rule switched off (or back to what it replaced)."""
 SIGNALS: dict[str, dict[str, float]] = {
@@ -129,6 +131,7 @@ def patched(changes: dict[tuple[object, str], object]) -> Iterator[None]:
     retest = any(name == "is_test" for _, name in changes)
     if retest:
         candidates._TERM_INDEXES.clear()
+        candidates._TEXT_INDEXES.clear()
     try:
         yield
     finally:
@@ -136,6 +139,7 @@ def patched(changes: dict[tuple[object, str], object]) -> Iterator[None]:
             setattr(module, name, value)
         if retest:
             candidates._TERM_INDEXES.clear()
+            candidates._TEXT_INDEXES.clear()
 
 
 def grid() -> list[Setting]:

@@ -8,10 +8,11 @@ model can be given them as a starting point. Signals, strongest first:
   (`check_array`, `_check_X`, `Validate.notNull`, `requireNonNull`, `ensure_str`): the
   caller passed the bad value — unless the check itself crashed on a null value (it
   is broken, not checking). A Go panic's deferred handlers (the frames printed above
-  the runtime's `panic`) are not on the failing path. Where a file lives (`utils/`,
-  `helpers/`, `common/`) says nothing: such folders hold product code as often as
-  checks (UTILITY_PENALTY is 0). A frame file the headline points at moves up, and a
-  null dereference of a *parameter
+  the runtime's `panic`) are not on the failing path, nor is the thrown error's own
+  constructor (`at new ObjectParameterError`: a JavaScript error records its stack
+  there). Where a file lives (`utils/`, `helpers/`, `common/`) says nothing: such
+  folders hold product code as often as checks (UTILITY_PENALTY is 0). A frame file the
+  headline points at moves up, and a null dereference of a *parameter
   itself* (`share.email` in `def notify(share)`, message `'NoneType' object has no
   attribute 'email'`) puts the caller first: the value came from there — a null field of
   one (`cart.items.length`) only when the caller's code sets that field by name, else the
@@ -21,8 +22,10 @@ model can be given them as a starting point. Signals, strongest first:
 - **Relevance** of every other file, a weighted sum of: BM25 of the whole report against
   what each file defines and uses (`repomap.terms`), BM25 of the headline alone (the
   title, or the first line: a person's one-line summary names the broken part more
-  often than the details do), files the report names by path or module, and definitions
-  of names it mentions that few files define (weight 0 by leave-one-project-out; the
+  often than the details do) against the same and against each file's whole text
+  (its comments and strings say what the code is for in a person's words), files the
+  report names by path or module, and definitions of names it mentions that few files
+  define (weight 0 by leave-one-project-out; the
   name still decides the place inside a file). Such a file is placed at the function the
   report names, else at the function that fits the report best (inside a named class).
   A compound name that is a file's name without folder or extension
@@ -65,6 +68,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from itertools import dropwhile
 
 from diagnoser.crash_site import (
     CrashSite,
@@ -84,7 +88,7 @@ from diagnoser.workspace import Workspace
 from repomap import Definition, Repository, Symbol, SymbolIndex
 from repomap.copies import is_vendored, source_stems
 from repomap.focus import resolve_focus
-from repomap.terms import TermIndex, terms
+from repomap.terms import TermIndex, terms, text_terms
 
 MAX_CANDIDATES = 5
 FRAMES_PER_FILE = 2
@@ -117,6 +121,11 @@ FRAME_HEADLINE_WEIGHT = 1.5
 """How far the headline's relevance lifts a frame file."""
 TEXT_WEIGHT = 1.0
 HEADLINE_WEIGHT = 0.7
+TEXT_HEADLINE_WEIGHT = 1.0
+"""BM25 of the headline against each file's whole text (`text_index`: comments and
+strings too), beside HEADLINE_WEIGHT's against what it names: a person's summary ("a
+lone carriage return is not treated as a line break") shares words with the comments
+that explain the code more often than with its identifiers."""
 NAMED_FILE_WEIGHT = 0.6
 NAMED_DEFINITION_WEIGHT = 0.0
 """Shared among the files defining the name. Zero: every leave-one-project-out fold chose
@@ -184,6 +193,11 @@ PANIC_HANDLERS_LAST = True
 """A Go trace's frames above the runtime's `panic` (deferred handlers that ran while it
 unwound, such as a `recover` that re-panics) are not frames of the failure: their files
 rank by the report's words like any other. Off: they are the innermost frames."""
+ERROR_CONSTRUCTOR_NOT_A_FRAME = True
+"""The innermost frames that are the thrown error's own constructor (`at new
+ObjectParameterError (lib/error/objectParameter.js:23:11)`: a JavaScript error records
+its stack where it is made) are not frames of the failure: the code that threw it is.
+Off: the error class's file is where it failed."""
 GUARD_NOT_WHEN_IT_CRASHED = True
 """A check that fails on a null dereference itself (the innermost frame, "Cannot read
 properties of undefined" inside `validateSync`) did not check anything: it is broken, so
@@ -199,6 +213,7 @@ ON_THE_PATH = "on the failing path (trace frame)"
 IN_A_CHECK = "trace frame in an input check; its caller may have passed the bad value"
 _COMPOUND = re.compile(r"[A-Za-z0-9][_-][A-Za-z0-9]|[a-z][A-Z]")
 _TERM_INDEXES: weakref.WeakKeyDictionary[Repository, TermIndex] = weakref.WeakKeyDictionary()
+_TEXT_INDEXES: weakref.WeakKeyDictionary[Repository, TermIndex] = weakref.WeakKeyDictionary()
 _FILES_BY_STEM: weakref.WeakKeyDictionary[SymbolIndex, dict[str, list[str]]] = (
     weakref.WeakKeyDictionary()
 )
@@ -317,11 +332,24 @@ def headline(report: Report) -> str:
 
 
 def term_index(repository: Repository) -> TermIndex:
-    """The repository's BM25 index over non-test files, built once per Repository."""
+    """The repository's BM25 index of what each non-test file names (`file_terms`),
+    built once per Repository."""
     found = _TERM_INDEXES.get(repository)
     if found is None:
         found = TermIndex.build(repository.tags, keep=lambda path: not is_test(path))
         _TERM_INDEXES[repository] = found
+    return found
+
+
+def text_index(repository: Repository) -> TermIndex:
+    """The repository's BM25 index of what each non-test file says, its whole text
+    (`text_terms`), built once per Repository."""
+    found = _TEXT_INDEXES.get(repository)
+    if found is None:
+        found = TermIndex.build(
+            repository.tags, keep=lambda path: not is_test(path), document=text_terms
+        )
+        _TEXT_INDEXES[repository] = found
     return found
 
 
@@ -342,12 +370,16 @@ class _Relevance:
 def _relevance(report: Report, repository: Repository) -> _Relevance:
     index = term_index(repository)
     text = _normalised(index.scores(terms(f"{report.title or ''}\n{report.text}")))
-    title = _normalised(index.scores(terms(headline(report))))
+    line = headline(report)
+    title = _normalised(index.scores(terms(line)))
     total: defaultdict[str, float] = defaultdict(float)
     for path, score in text.items():
         total[path] += TEXT_WEIGHT * score
     for path, score in title.items():
         total[path] += HEADLINE_WEIGHT * score
+    if TEXT_HEADLINE_WEIGHT:
+        for path, score in _normalised(text_index(repository).scores(terms(line))).items():
+            total[path] += TEXT_HEADLINE_WEIGHT * score
     named_files = _named_files(report, repository.index)
     for path in named_files:
         total[path] += NAMED_FILE_WEIGHT
@@ -361,7 +393,7 @@ def _relevance(report: Report, repository: Repository) -> _Relevance:
     for path, weight in _headline_names(report, repository).items():
         total[path] += weight
     _discount(total, report, repository)
-    query = frozenset(terms(f"{headline(report)}\n{report.text}"))
+    query = frozenset(terms(f"{line}\n{report.text}"))
     return _Relevance(dict(total), title, frozenset(named_files), named, query)
 
 
@@ -572,7 +604,7 @@ def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:
     found: list[Candidate] = []
     per_file: Counter[str] = Counter()
     innermost_reasons = (ON_THE_PATH, IN_A_CHECK) if _check_crashed(report) else (ON_THE_PATH,)
-    for mapped in _innermost_first(report.frames):
+    for mapped in _innermost_first(report):
         candidate = _at_frame(mapped, index)
         if candidate is None or per_file[candidate.path] >= FRAMES_PER_FILE:
             continue
@@ -584,16 +616,27 @@ def _frame_candidates(report: Report, index: SymbolIndex) -> list[Candidate]:
     return found
 
 
-def _innermost_first(frames: list[MappedFrame]) -> list[MappedFrame]:
+def _innermost_first(report: Report) -> list[MappedFrame]:
     """The frames innermost first. In a Go trace the frames printed above the runtime's
     `panic` are deferred functions that ran while it unwound (a `recover` that re-panics:
-    "[recovered]"), not the failing path: they are left out when in-app frames panicked."""
-    order = frames[::-1]
+    "[recovered]"), not the failing path: they are left out when in-app frames panicked.
+    The error's own constructor (`at new ObjectParameterError`, where a JavaScript error
+    records its stack) is not where it failed either (ERROR_CONSTRUCTOR_NOT_A_FRAME)."""
+    order = report.frames[::-1]
     raised = next((n for n, m in enumerate(order) if _is_go_panic(m)), None)
-    if not PANIC_HANDLERS_LAST or raised is None:
-        return order
-    below = order[raised + 1 :]
-    return below if any(m.in_app for m in below) else order
+    if PANIC_HANDLERS_LAST and raised is not None:
+        below = order[raised + 1 :]
+        order = below if any(m.in_app for m in below) else order
+    error = (report.exception.type or "") if report.exception else ""
+    if ERROR_CONSTRUCTOR_NOT_A_FRAME and error:
+        built = error.rsplit(".", 1)[-1]
+        after = list(dropwhile(lambda m: _function_name(m) == built, order))
+        order = after if any(m.in_app for m in after) else order
+    return order
+
+
+def _function_name(mapped: MappedFrame) -> str:
+    return re.split(r"[.:#]+", mapped.frame.function or "")[-1]
 
 
 def _is_go_panic(mapped: MappedFrame) -> bool:

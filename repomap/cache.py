@@ -149,13 +149,15 @@ def _pack(tags: FileTags) -> bytes:
         f"{d.name}{_SEP}{d.qualified}{_SEP}{d.kind}{_SEP}{d.signature}" for d in tags.definitions
     )
     numbers = array("I", (n for d in tags.definitions for n in (d.line, d.start_line, d.end_line)))
-    return marshal.dumps((texts, numbers.tobytes(), tags.references.packed(), tags.syntax_error))
+    return marshal.dumps(
+        (texts, numbers.tobytes(), tags.references.packed(), tags.syntax_error, dict(tags.words))
+    )
 
 
 def _unpack(packed: bytes, count: int) -> FileTags:
     """The tags `_pack` made, checked to hold `count` definitions; CacheError otherwise."""
     try:
-        texts, numbers, (names, counts, lines), syntax_error = marshal.loads(packed)
+        texts, numbers, (names, counts, lines), syntax_error, words = marshal.loads(packed)
         if not (
             type(texts) is str
             and type(numbers) is bytes
@@ -163,6 +165,7 @@ def _unpack(packed: bytes, count: int) -> FileTags:
             and type(counts) is bytes
             and type(lines) is bytes
             and type(syntax_error) is bool
+            and type(words) is dict
         ):
             raise CacheError("tags with fields of the wrong type")
         fields = texts.split(_SEP) if texts else []
@@ -180,6 +183,8 @@ def _unpack(packed: bytes, count: int) -> FileTags:
         and all(type(name) is str for name in names)
     ):
         raise CacheError("tags whose parts disagree in length")
+    if not all(type(word) is str and type(n) is int for word, n in words.items()):
+        raise CacheError("word counts of the wrong type")
     definitions = tuple(
         Definition(
             name=fields[4 * i],
@@ -192,7 +197,7 @@ def _unpack(packed: bytes, count: int) -> FileTags:
         )
         for i in range(count)
     )
-    return FileTags(definitions, References(names, counts, lines), syntax_error)
+    return FileTags(definitions, References(names, counts, lines), syntax_error, words)
 
 
 Repair = Callable[[Sequence[str]], Mapping[str, CachedFile]]

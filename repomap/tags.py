@@ -17,12 +17,14 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator, Mapping
 from itertools import accumulate
+from types import MappingProxyType
 from typing import NamedTuple
 
 from tree_sitter import Node, QueryCursor
 
 from repomap.constants import MAX_SIGNATURE_CHARS
 from repomap.languages import parser_for, query_for
+from repomap.terms import count_terms
 
 TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "impl"})
 """Kinds whose functions are methods (a function in a `module` or `namespace` stays a function)."""
@@ -107,6 +109,10 @@ class FileTags(NamedTuple):
     """Identifier → the lines it is used on."""
     syntax_error: bool
     """The parser met invalid syntax; tags are best-effort."""
+    words: Mapping[str, int] = MappingProxyType({})
+    """Each term (`repomap.terms.terms`) of the file's whole text → how often it occurs:
+    comments, docstrings and strings too, the words a person's summary of a bug shares
+    with the code more often than the identifiers do."""
 
 
 class _Raw(NamedTuple):
@@ -142,6 +148,7 @@ def extract_tags(source: bytes, language: str) -> FileTags:
         definitions=_qualify(raws, source),
         references=References.from_lines(refs),
         syntax_error=tree.root_node.has_error,
+        words=count_terms(_text(source)),
     )
 
 

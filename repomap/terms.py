@@ -1,10 +1,12 @@
-"""`TermIndex`: BM25 over what each file names — a text search that needs no file reads.
+"""`TermIndex`: BM25 over what each file names or says — a search that needs no file reads.
 
 A file's document is built from its tags: the words of every definition name (twice: a
 file is about what it defines), of every identifier it uses (once per identifier), and
-of its path (PATH_WEIGHT times). Words are identifiers split at case changes and
-underscores (`get_queryset` → get, queryset); compound identifiers are also kept whole
-(`get_queryset`), so a report that names one exactly matches its users strongly.
+of its path (PATH_WEIGHT times) — or, with `text_terms`, the words of its whole text
+(comments and strings too, counted when the file was tagged) and of its path. Words are
+identifiers split at case changes and underscores (`get_queryset` → get, queryset);
+compound identifiers are also kept whole (`get_queryset`), so a report that names one
+exactly matches its users strongly.
 
     index = TermIndex.build(repository.tags, keep=lambda path: "tests/" not in path)
     index.scores(terms("QuerySet.only() crashes after select_related()"))
@@ -17,8 +19,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from repomap.tags import FileTags
+if TYPE_CHECKING:  # tags.py counts a file's words with `terms`
+    from repomap.tags import FileTags
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -33,6 +37,8 @@ MIN_COMPOUND = 4
 _WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\d+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMPOUND = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]")
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
+"""What `_WORD` and `_IDENTIFIER` matches lie within: identifiers, and numbers outside them."""
 
 
 def words(text: str) -> list[str]:
@@ -44,6 +50,19 @@ def terms(text: str) -> list[str]:
     """The BM25 terms of `text`: its words, then its compound identifiers whole."""
     compounds = (i for i in _IDENTIFIER.findall(text) if len(i) >= MIN_COMPOUND)
     return words(text) + [i.lower() for i in compounds if _COMPOUND.search(i)]
+
+
+def count_terms(text: str) -> dict[str, int]:
+    """`Counter(terms(text))`, about twice as fast on source code: each distinct token is
+    split once, however often it occurs (a file's whole text is counted when it is tagged)."""
+    found: Counter[str] = Counter()
+    for token, count in Counter(_TOKEN.findall(text)).items():
+        for word in _WORD.findall(token):
+            if len(word) >= MIN_WORD:
+                found[word.lower()] += count
+        if len(token) >= MIN_COMPOUND and _COMPOUND.search(token):
+            found[token.lower()] += count
+    return dict(found)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -64,6 +83,18 @@ def file_terms(path: str, tags: FileTags) -> Counter[str]:
     return document
 
 
+def text_terms(path: str, tags: FileTags) -> Counter[str]:
+    """One file's document by what it says: every term of its text, where it lives."""
+    document = Counter(tags.words)
+    for word in words(path):
+        document[word] += PATH_WEIGHT
+    return document
+
+
+Document = Callable[[str, "FileTags"], Counter[str]]
+"""How a file becomes a document: `file_terms` (what it names) or `text_terms`."""
+
+
 class TermIndex:
     """Inverted index of file documents, scored with Okapi BM25."""
 
@@ -77,10 +108,14 @@ class TermIndex:
 
     @classmethod
     def build(
-        cls, tags: Mapping[str, FileTags], *, keep: Callable[[str], bool] = lambda _: True
+        cls,
+        tags: Mapping[str, FileTags],
+        *,
+        keep: Callable[[str], bool] = lambda _: True,
+        document: Document = file_terms,
     ) -> TermIndex:
-        """Index every file of `tags` that `keep` accepts."""
-        return cls({path: file_terms(path, tags[path]) for path in tags if keep(path)})
+        """Index every file of `tags` that `keep` accepts, each as `document` makes it."""
+        return cls({path: document(path, tags[path]) for path in tags if keep(path)})
 
     def __len__(self) -> int:
         return len(self._lengths)

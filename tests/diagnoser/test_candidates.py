@@ -8,6 +8,7 @@ import pytest
 
 from diagnoser import candidates, crash_site
 from diagnoser.candidates import (
+    MAX_CANDIDATES,
     Candidate,
     Source,
     headline,
@@ -169,10 +170,12 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     return workspace_of(FILES, tmp_path_factory)
 
 
-def rank(workspace: Workspace, text: str, title: str | None = None) -> list[Candidate]:
+def rank(
+    workspace: Workspace, text: str, title: str | None = None, *, limit: int = MAX_CANDIDATES
+) -> list[Candidate]:
     index = workspace.repository.index
     report = build_report(ReportIn(text=text, title=title), files=index.files, index=index)
-    return rank_candidates(report, workspace)
+    return rank_candidates(report, workspace, limit=limit)
 
 
 def places(found: list[Candidate]) -> list[tuple[str, str | None, Source]]:
@@ -388,7 +391,7 @@ def test_a_guard_is_named_for_checking_its_input() -> None:
 
 
 def test_vendored_and_minified_files_do_not_rank_first(workspace: Workspace) -> None:
-    found = rank(workspace, "drawChart draws the wrong point value for a series")
+    found = rank(workspace, "drawChart draws the wrong point value for a series", limit=10)
     paths = [c.path for c in found]
     assert paths[0] == "app/charts.py"
     assert paths.index("app/static/vendor_js/lib/chart-2.9.4.js") > 0
@@ -703,6 +706,39 @@ def test_a_go_panics_deferred_handler_is_not_where_it_failed(
     assert [c.path for c in frames] == ["yaml.go", "decode.go"]
 
 
+THROWN = {
+    "lib/error/parameter.js": (
+        "class ParameterError extends Error {\n"  # 1
+        "  constructor(name) {\n"  # 2
+        "    super(`bad ${name}`);\n"  # 3
+        "  }\n}\n"
+    ),
+    "lib/document.js": (
+        "function Document(obj) {\n"  # 1
+        "  if (typeof obj !== 'object') {\n"  # 2
+        "    throw new ParameterError('obj');\n"  # 3
+        "  }\n}\n"
+    ),
+}
+THROWN_STACK = """ParameterError: bad obj
+    at new ParameterError (/srv/app/lib/error/parameter.js:3:5)
+    at Document (/srv/app/lib/document.js:3:11)
+    at main (/srv/app/index.js:9:3)
+"""
+
+
+def test_the_errors_own_constructor_is_not_where_it_failed(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = workspace_of(THROWN, tmp_path_factory)
+    found = [c for c in rank(workspace, THROWN_STACK) if c.source is Source.FRAME]
+    assert [c.path for c in found] == ["lib/document.js"]
+    assert found[0].reason.startswith("where it failed")
+    monkeypatch.setattr(candidates, "ERROR_CONSTRUCTOR_NOT_A_FRAME", False)
+    found = [c for c in rank(workspace, THROWN_STACK) if c.source is Source.FRAME]
+    assert [c.path for c in found] == ["lib/error/parameter.js", "lib/document.js"]
+
+
 PORTS = {
     "pkg/_psaix.py": "def net_if_stats():\n    return speed_duplex(nic)\n",
     "pkg/_pslinux.py": "def net_if_stats():\n    return speed_of(nic)\n",
@@ -719,3 +755,23 @@ def test_files_for_another_platform_than_the_report_names_go_after(
     assert order.index("pkg/_pslinux.py") < order.index("pkg/_psaix.py")
     monkeypatch.setattr(candidates, "OTHER_PLATFORM_FACTOR", 1.0)
     assert rank(workspace, text)[0].path == "pkg/_psaix.py"
+
+
+STREAMS = {
+    "src/reader.cpp": "char Reader::get() {\n    return next(input);\n}\n",
+    "src/stream.cpp": (
+        "// A lone carriage return ends a line, like a line feed.\n"
+        "char Stream::get() {\n    return next(input);\n}\n"
+    ),
+}
+
+
+def test_the_headline_finds_the_file_whose_comments_say_it(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = workspace_of(STREAMS, tmp_path_factory)
+    title = "A lone carriage return is not treated as a line break"
+    text = "`get()` reads one line where the input holds two."
+    assert [c.path for c in rank(workspace, text, title)] == ["src/stream.cpp", "src/reader.cpp"]
+    monkeypatch.setattr(candidates, "TEXT_HEADLINE_WEIGHT", 0.0)
+    assert [c.path for c in rank(workspace, text, title)] == ["src/reader.cpp", "src/stream.cpp"]

@@ -25,6 +25,7 @@ def test_an_entry_round_trips_through_its_encoding() -> None:
     encoded = marshal.dumps(original.encode())  # type: ignore[arg-type]
     again = cache.CachedFile.decode(marshal.loads(encoded))
     assert again.tags == original.tags
+    assert again.tags is not None and again.tags.words["store"] == 1
     assert again.definitions == 2 and (again.size, again.digest) == (original.size, "d")
 
 
@@ -51,10 +52,14 @@ def test_decode_refuses_what_encode_cannot_make(entry: object) -> None:
         b"\xff",
         marshal.dumps(None),
         marshal.dumps(("", b"", ((), b"", b""))),
-        marshal.dumps(("", b"", ((), b"", b""), 0)),
-        marshal.dumps(("a\0b\0c\0d", b"\1\0\0\0" * 3, ((), b"", b""), False)),  # count 2
-        marshal.dumps(("", b"", (("x",), b"", b""), False)),  # a name without a count
-        marshal.dumps(("", b"", (("x",), b"\1\0\0\0", b""), False)),  # a count without lines
+        marshal.dumps(("", b"", ((), b"", b""), False)),  # no word counts (format 5)
+        marshal.dumps(("", b"", ((), b"", b""), 0, {})),
+        marshal.dumps(("a\0b\0c\0d", b"\1\0\0\0" * 3, ((), b"", b""), False, {})),  # count 2
+        marshal.dumps(("", b"", (("x",), b"", b""), False, {})),  # a name without a count
+        marshal.dumps(("", b"", (("x",), b"\1\0\0\0", b""), False, {})),  # a count, no lines
+        marshal.dumps(("", b"", ((), b"", b""), False, [])),  # word counts not a dict
+        marshal.dumps(("", b"", ((), b"", b""), False, {"word": "2"})),
+        marshal.dumps(("", b"", ((), b"", b""), False, {3: 2})),
     ],
 )
 def test_damaged_tags_raise_cache_error_when_decoded(blob: bytes) -> None:

@@ -384,6 +384,13 @@ def test_signature_and_start_line() -> None:
     assert price.signature == "public double price() {"
 
 
+def test_words_count_the_whole_text_comments_and_strings_too() -> None:
+    source = b'/* Parse a date. */\nfn parse_date(s: &str) { fail("bad date: {}", s) }\n'
+    tags = extract_tags(source, "rust")
+    assert tags.words["date"] == 3 and tags.words["parse_date"] == 1 and tags.words["bad"] == 1
+    assert "bad" not in tags.references and "str" in tags.words
+
+
 def test_kotlin_extension_functions_are_qualified_by_receiver() -> None:
     source = b"fun String.shout(): String = uppercase()\n\nfun plain() {}\n"
     tags = extract_tags(source, "kotlin")

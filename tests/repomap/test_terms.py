@@ -1,10 +1,16 @@
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from repomap.build import build
-from repomap.terms import TermIndex, file_terms, terms, words
+from repomap.terms import TermIndex, count_terms, file_terms, terms, text_terms, words
 from tests.conftest import MakeRepo
+
+CODE_ALPHABET = st.sampled_from([*"aAzZ_09 .:-\n", "select_related", "HTTPError", "ß"])
 
 
 def test_words_split_identifiers_and_compounds_stay_whole() -> None:
@@ -47,3 +53,29 @@ def test_kept_files_only_and_no_match_means_no_score(make_repo: MakeRepo, home: 
     assert len(index) == 1 and list(index.scores(["alpha"])) == ["a.py"]
     assert index.scores(["zebra"]) == {}
     assert index.idf("alpha") > 0 and index.idf("zebra") == 0
+
+
+@given(st.lists(CODE_ALPHABET, max_size=60).map("".join))
+def test_counting_terms_is_counting_what_terms_finds(text: str) -> None:
+    assert count_terms(text) == Counter(terms(text))
+
+
+def test_a_text_document_holds_comments_and_strings_the_names_do_not(
+    make_repo: MakeRepo, home: Path
+) -> None:
+    root = make_repo({
+        "io/stream.py": (
+            "def get(buffer):\n"
+            "    # a lone carriage return is a line break too\n"
+            "    return buffer.read(1)\n"
+        ),
+        "io/reader.py": "def read_line(buffer):\n    return buffer.read(80)\n",
+    })  # fmt: skip
+    tags = build(root, home=home).tags
+    said = text_terms("io/stream.py", tags["io/stream.py"])
+    assert said["carriage"] == 1 and said["buffer"] == 2 and said["stream"] == 3
+    assert file_terms("io/stream.py", tags["io/stream.py"])["carriage"] == 0
+    summary = terms("A lone carriage return is not treated as a line break")
+    assert "io/stream.py" not in TermIndex.build(tags).scores(summary)
+    scores = TermIndex.build(tags, document=text_terms).scores(summary)
+    assert max(scores, key=scores.__getitem__) == "io/stream.py"
