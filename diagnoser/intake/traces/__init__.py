@@ -51,11 +51,11 @@ PARSERS: dict[str, Parser] = {
 """Every format family, by module name."""
 
 _MARKERS: dict[str, tuple[str, ...]] = {
-    "python": ("Traceback", ".py:"),
+    "python": ("Traceback", ".py:", 'File "', "(most recent call first)"),
     "javascript": ("at ", "@"),
     "jvm": ("at ", "Caused by: ", "Suppressed: "),
     "go": ("goroutine ",),
-    "rust": ("panicked at ",),
+    "rust": ("panicked at ", "Panicked at "),
     "ruby": (":in ",),
     "dotnet": ("at ",),
     "swift": ("Crashed:", "Fatal error: "),

@@ -27,7 +27,9 @@ LANGUAGE = "javascript"
 _V8 = re.compile(r"^\s*at (?P<body>\S.*)$")
 _GECKO = re.compile(r"^\s*(?P<func>[^@\s]*)@(?P<loc>\[native code\]|\S+)\s*$")
 _EXCEPTION = re.compile(
-    r"^\s*(?:Uncaught (?:\(in promise\) )?)?(?P<type>[A-Za-z_$][\w$.]*)(?: \[[\w-]+\])?"
+    # Chrome's console puts where it logged before `Uncaught`: `VM296:4 Uncaught TypeError: …`
+    r"^\s*(?:\S+:\d+\s+(?=Uncaught ))?(?:Uncaught (?:\(in promise\) )?)?"
+    r"(?P<type>[A-Za-z_$][\w$.]*)(?: \[[\w-]+\])?"
     r"(?::[ \t]?(?P<msg>.*))?$"
 )
 _NON_FILE = ("<anonymous>", "native", "[native code]")

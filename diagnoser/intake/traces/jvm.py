@@ -2,6 +2,8 @@
 
 Frames are newest first (`at` lines), so they are reversed. `Caused by:` and
 `Suppressed:` start a new exception each; `... N more` lines only elide shared frames.
+An exception a logger printed after its message, on the same line, heads the frames
+below it.
 Logcat lines of other tags interleaved with the crash are skipped as noise.
 """
 
@@ -42,6 +44,16 @@ _HEADER = re.compile(
     r"^(?P<kind>Caused by: |Suppressed: |Exception in thread \"[^\"]*\" )?"
     r"(?P<type>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)(?::[ \t]?(?P<msg>.*))?$"
 )
+_IN_A_LOG_LINE = re.compile(
+    r"(?P<kind>)(?<!\S)(?P<type>(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error|Throwable))"
+    r"(?::[ \t]?(?P<msg>.*))?$"
+)
+"""An exception a logger printed at the end of its message line (`… WARN The style attribute
+is incorrect. java.lang.IllegalArgumentException: No enum constant …`): taken only when
+frames follow."""
+MAX_LOGGED_HEADER_CHARS = 500
+"""How much of a log line's end is searched for an exception (a search over a whole long
+line would cost its length squared)."""
 _FRAME = re.compile(r"^at (?P<qual>[^\s()]+)\((?P<loc>[^()]*)\)(?: ~?\[[^\]]*\])?\s*$")
 _MORE = re.compile(r"^\.\.\. \d+ (?:more|common frames omitted)\s*$")
 _SKIP = re.compile(r"^(?:FATAL EXCEPTION: |Process: .*PID: )")
@@ -62,6 +74,8 @@ def parse(text: str) -> list[Trace]:
 
 def _block_at(contents: list[_Content], i: int) -> tuple[list[Trace], int] | None:
     header = _HEADER.match(contents[i].text)
+    if header is None and i + 1 < len(contents) and _FRAME.match(contents[i + 1].text):
+        header = _IN_A_LOG_LINE.search(contents[i].text[-MAX_LOGGED_HEADER_CHARS:])
     return one(_block(contents, i, header)) if header is not None else None
 
 

@@ -1,8 +1,15 @@
-"""Python tracebacks: CPython (chained, 3.11+ carets), pytest frames and IPython.
+"""Python tracebacks: CPython (chained, 3.11+ carets), pytest frames, IPython, faulthandler.
 
 CPython lists frames oldest first, so they are already innermost last. Each
 `Traceback (most recent call last):` block is one exception; a chained exception
 ("During handling…", "The above exception was the direct cause…") is simply the next one.
+A run of `File "…", line N, in f` lines without the header (a traceback pasted from its
+middle) is a traceback too. Source lines may have lost their indentation (an issue
+tracker's markup), and a long frame line may be wrapped by the terminal it was copied
+from. faulthandler's dump after a crash (`Fatal Python error:
+Segmentation fault`, then `Current thread 0x… (most recent call first):` and `File "…",
+line N in f` lines) lists the crashed thread newest first; other threads' dumps are not
+the failure and are skipped.
 """
 
 from __future__ import annotations
@@ -25,9 +32,21 @@ LANGUAGE = "python"
 HEADER = "Traceback (most recent call last):"
 LOOKBACK = 50
 """How far above a pytest location line we look for its `def` line."""
+WRAP_WIDTH = 79
+"""A frame line at least this long may have been wrapped by a terminal (80 columns)."""
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
 _EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::[ \t]?(?P<msg>.*))?$")
+_FAULT_HEADER = re.compile(
+    r"^\s*(?:(?P<current>Current thread|Stack)|Thread) (?:0x[0-9a-fA-F]+ )?"
+    r"\(most recent call first\):\s*$"
+)
+_FAULT_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+|\?+) in (?P<func>.+)$')
+_FAULT_ERROR = re.compile(r"^\s*Fatal Python error: (?P<msg>.+)$")
+FAULT_TYPE = "Fatal Python error"
+FAULT_LOOKBACK = LOOKBACK
+"""How far above a faulthandler dump its `Fatal Python error:` line may be (other
+threads' dumps may come first)."""
 _IPY_HEADER = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)\s+Traceback \(most recent call last\)\s*$")
 _IPY_CELL = re.compile(r"^Cell (?P<file>In\s?\[\d+\]), line (?P<line>\d+)(?:, in (?P<func>.+))?$")
 _IPY_ARROW = re.compile(r"^-+> ?(?P<line>\d+)")
@@ -42,7 +61,7 @@ _DEF = re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>\w+)")
 
 
 def parse(text: str) -> list[Trace]:
-    """Every Python traceback (CPython, IPython, pytest) in `text`."""
+    """Every Python traceback (CPython, IPython, pytest, faulthandler) in `text`."""
     return scan(split_lines(text), _block_at)
 
 
@@ -50,6 +69,12 @@ def _block_at(lines: Lines, i: int) -> tuple[list[Trace], int] | None:
     text = lines[i].text
     if HEADER in text:
         return one(_cpython(lines, i))
+    if _FRAME.match(text):
+        return one(_cpython(lines, i, header=False))
+    fault = _FAULT_HEADER.match(text)
+    if fault is not None:
+        trace, end = _faulthandler(lines, i)
+        return ([trace] if fault.group("current") and trace.frames else []), end
     if _IPY_HEADER.match(text):
         return one(_ipython(lines, i))
     if _pytest_location(text) is not None:
@@ -85,38 +110,103 @@ def _exception(text: str) -> TraceException | None:
     return TraceException(type=m.group("type"), message=msg.strip() if msg is not None else None)
 
 
-def _cpython(lines: Lines, i: int) -> tuple[Trace | None, int]:
-    """A `Traceback (most recent call last):` block starting at line `i`."""
+def _cpython(lines: Lines, i: int, *, header: bool = True) -> tuple[Trace | None, int]:
+    """A `Traceback (most recent call last):` block starting at line `i` — or, without
+    `header`, the frames starting there."""
     head = lines[i]
-    col = head.text.index(HEADER)
-    prefix = head.text[:col]
+    col = head.text.index(HEADER) if header else len(head.text) - len(head.text.lstrip())
+    prefix = head.text[:col] if header else ""
     frames = FrameRun(FrameOrder.OLDEST_FIRST)
     end = head.end
-    j = i + 1
+    j = i + 1 if header else i
     exc: TraceException | None = None
+    framed: str | None = None  # the frame line just read, if the last line was one
+
+    def unprefixed(k: int) -> str:
+        raw = lines[k].text if k < len(lines) else ""
+        return raw[len(prefix) :] if prefix and raw.startswith(prefix) else raw
+
     while j < len(lines):
-        raw = lines[j].text
-        text = raw[len(prefix) :] if prefix and raw.startswith(prefix) else raw
+        text = unprefixed(j)
         if is_fence(text) or not text.strip():
             if not frames or not _next_is_frame(lines, j):
                 break
             j += 1
             continue
         m = _FRAME.match(text)
+        after, framed = framed, None
         if m is not None:
             func = m.group("func")
             frames.add(_frame(m.group("file"), to_int(m.group("line")), _strip(func)))
+            framed = text
         elif not text[0].isspace():
-            exc = _exception(text)
-            if exc is not None:
-                end = lines[j].end
-                j += 1
-            break
+            wrapped = _wrapped(after, text, unprefixed(j + 1))
+            if wrapped is not None:  # a terminal cut the frame line: `…, in e` / `xecute`
+                frames.amend_last(
+                    file=wrapped.group("file"),
+                    line=to_int(wrapped.group("line")),
+                    function=_strip(wrapped.group("func")),
+                )
+                framed = f"{after}{text}"
+            elif after is None or not _frame_or_error(unprefixed(j + 1)):
+                exc = _exception(text)
+                if exc is not None:
+                    end = lines[j].end
+                    j += 1
+                break
+            # else: the frame's source line, its indentation lost (a tracker's markup)
         end = lines[j].end
         j += 1
     if not frames and exc is None:
         return None, i + 1
     return _trace(frames, exc, head.start + col, end), j
+
+
+def _wrapped(framed: str | None, text: str, following: str) -> re.Match[str] | None:
+    """The whole frame line when `text` is the rest of a frame line `framed` that a
+    terminal wrapped at WRAP_WIDTH: joined they are one, and a source line follows."""
+    if framed is None or len(framed) < WRAP_WIDTH or not following[:1].isspace():
+        return None
+    return _FRAME.match(f"{framed}{text}")
+
+
+def _frame_or_error(text: str) -> bool:
+    """A frame line, or an exception line with its message (`KeyError: 'x'`)."""
+    if _FRAME.match(text):
+        return True
+    exc = _exception(text)
+    return exc is not None and exc.message is not None
+
+
+def _faulthandler(lines: Lines, i: int) -> tuple[Trace, int]:
+    """One thread's faulthandler dump, its header at line `i`: frames newest first."""
+    frames = FrameRun(FrameOrder.NEWEST_FIRST)
+    end = lines[i].end
+    j = i + 1
+    while j < len(lines):
+        m = _FAULT_FRAME.match(lines[j].text)
+        if m is not None:
+            frames.add(_frame(m.group("file"), to_int(m.group("line")), _strip(m.group("func"))))
+        elif lines[j].text.strip() != "<no Python frame>" and not is_fence(lines[j].text):
+            break
+        end = lines[j].end
+        j += 1
+    exc = None
+    for line in reversed(lines[max(i - FAULT_LOOKBACK, 0) : i]):
+        fatal = _FAULT_ERROR.match(line.text)
+        if fatal is not None:
+            exc = TraceException(type=FAULT_TYPE, message=fatal.group("msg").strip())
+            break
+    trace = Trace(
+        format=TraceFormat.PYTHON,
+        source_order=FrameOrder.NEWEST_FIRST,
+        exception=exc,
+        frames=frames.innermost_last,
+        omitted_frames=frames.omitted,
+        start=lines[i].start,
+        end=end,
+    )
+    return trace, j
 
 
 def _next_is_frame(lines: Lines, j: int) -> bool:

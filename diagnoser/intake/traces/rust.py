@@ -2,6 +2,9 @@
 
 Two panic headers exist: since Rust 1.73 `thread 'main' panicked at src/main.rs:5:10:`
 with the message on the next line; before, `thread 'main' panicked at 'msg', src/x.rs:5:10`.
+A program's own panic hook may print `panicked at src/x.rs:5:10:` without the thread, or
+`Panicked at src/x.rs:5:10 when …` inside its own message, and `Backtrace:` for `stack
+backtrace:`.
 Backtrace frames (`  N: crate::module::func` + `at ./src/x.rs:3:5`) are newest first.
 Without a backtrace the panic location is the only frame.
 """
@@ -28,6 +31,13 @@ MAX_GAP = 3
 """Lines allowed between the panic message and `stack backtrace:` (notes, blanks)."""
 
 _HEAD = re.compile(r"^thread '(?P<thread>[^']*)'(?: \(\d+\))? panicked at (?P<rest>.+)$")
+_HOOK = re.compile(
+    r"(?<!\S)[Pp]anicked at (?P<loc>[^\s'\"]+\.rs:\d+(?::\d+)?)(?::?$|:? (?P<msg>.+)$)"
+)
+"""A panic a program's own hook reports (ruff: `panicked at crates/x/src/edit.rs:42:9:`
+with the message below, or `Panicked at src/x.rs:285:26 when checking …`)."""
+_BACKTRACE = re.compile(r"^\s*(?:stack )?backtrace:\s*(?P<first>.*)$", re.IGNORECASE)
+"""`stack backtrace:` (std), `Backtrace:` (a hook's, maybe with the first frame after it)."""
 _FRAME = re.compile(r"^\s*\d+:\s+(?:0x[0-9a-fA-F]+ - )?(?P<func>\S.*)$")
 _AT = re.compile(r"^\s+at (?P<loc>\S.*)$")
 _HASH = re.compile(r"::h[0-9a-f]{16}$")
@@ -40,18 +50,25 @@ def parse(text: str) -> list[Trace]:
 
 def _block_at(lines: Lines, i: int) -> tuple[list[Trace], int] | None:
     m = _HEAD.match(lines[i].text)
-    if m is None:
-        return None
-    return one(_panic(lines, i, m.group("rest").strip()))
+    if m is not None:
+        return one(_panic(lines, i, m.group("rest").strip()))
+    hook = _HOOK.search(lines[i].text)
+    if hook is not None:
+        return one(_panic(lines, i, hook.group("loc"), hook.group("msg")))
+    return None
 
 
-def _panic(lines: Lines, i: int, rest: str) -> tuple[Trace, int]:
+def _panic(lines: Lines, i: int, rest: str, said: str | None = None) -> tuple[Trace, int]:
+    """The panic whose header is line `i`: `rest` is what follows `panicked at`, `said`
+    the message a hook printed after the location on the same line."""
     end = lines[i].end
     j = i + 1
     quoted, sep, old_loc = rest.rpartition("', ")
     if rest.startswith("'") and sep and old_loc and " " not in old_loc:
         message: str | None = quoted[1:]
         loc = old_loc
+    elif said is not None:
+        message, loc = said.strip(), rest
     else:
         loc = rest.removesuffix(":")
         message = lines[j].text.strip() if j < len(lines) else None
@@ -61,8 +78,9 @@ def _panic(lines: Lines, i: int, rest: str) -> tuple[Trace, int]:
     frames = FrameRun(FrameOrder.NEWEST_FIRST)
     frames.add(Frame(file=file, line=line, column=col, language=LANGUAGE))
     for k in range(j, min(j + MAX_GAP, len(lines))):
-        if lines[k].text.strip() == "stack backtrace:":
-            backtrace, j = _backtrace(lines, k + 1)
+        header = _BACKTRACE.match(lines[k].text)
+        if header is not None:
+            backtrace, j = _backtrace(lines, k + 1, header.group("first"))
             if backtrace:
                 frames, end = backtrace, lines[j - 1].end
             break
@@ -78,9 +96,13 @@ def _panic(lines: Lines, i: int, rest: str) -> tuple[Trace, int]:
     return trace, j
 
 
-def _backtrace(lines: Lines, j: int) -> tuple[FrameRun, int]:
-    """Frames from `j` on, and the index after the last line consumed."""
+def _backtrace(lines: Lines, j: int, first: str = "") -> tuple[FrameRun, int]:
+    """Frames from `j` on (after `first`, the header line's rest), and the index after
+    the last line consumed."""
     frames = FrameRun(FrameOrder.NEWEST_FIRST)
+    head = _FRAME.match(first)
+    if head is not None:
+        frames.add(_frame(head.group("func").strip()))
     last = j
     while j < len(lines):
         text = lines[j].text

@@ -89,3 +89,14 @@ def test_a_continuation_line_without_frames_after_it_ends_the_trace() -> None:
     (trace,) = javascript.parse(text)
     assert [f.function for f in trace.frames] == ["main"]
     assert text[: trace.end].endswith("index.js:3:9)")
+
+
+def test_chromes_console_location_before_uncaught_is_not_the_error() -> None:
+    text = (
+        "VM296:4 Uncaught TypeError: Cannot read properties of undefined (reading 'a')\n"
+        "    at prog (handlebars.js:1206:13)\n"
+    )
+    (trace,) = javascript.parse(text)
+    assert trace.exception == TraceException(
+        type="TypeError", message="Cannot read properties of undefined (reading 'a')"
+    )

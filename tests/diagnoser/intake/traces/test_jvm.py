@@ -135,3 +135,27 @@ def test_a_crash_resumes_after_a_few_interleaved_lines_but_not_after_many() -> N
     (trace,) = jvm.parse(head + other * MAX_INTERLEAVED + frame)
     assert len(trace.frames) == 1
     assert jvm.parse(head + other * (MAX_INTERLEAVED + 1) + frame) == []
+
+
+LOGGED = """2023-01-13 12:45:47,690 main WARN The style attribute is incorrect. \
+java.lang.IllegalArgumentException: No enum constant AnsiEscape.X
+\tat java.base/java.lang.Enum.valueOf(Enum.java:274)
+\tat org.apache.logging.log4j.core.pattern.AnsiEscape.createSequence(AnsiEscape.java:486)
+"""
+
+
+def test_an_exception_at_the_end_of_a_log_line_heads_the_frames_below_it() -> None:
+    (trace,) = jvm.parse(LOGGED)
+    assert trace.exception is not None
+    assert (trace.exception.type, trace.exception.message) == (
+        "java.lang.IllegalArgumentException",
+        "No enum constant AnsiEscape.X",
+    )
+    assert [(f.file, f.line) for f in trace.frames] == [
+        ("AnsiEscape.java", 486),
+        ("Enum.java", 274),
+    ]
+
+
+def test_a_dotted_exception_name_in_prose_without_frames_is_no_trace() -> None:
+    assert jvm.parse("We then saw java.lang.IllegalStateException: closed in the log.\n") == []

@@ -154,6 +154,23 @@ def test_long_lines_are_ignored_quickly() -> None:
     assert time.perf_counter() - began < 5
 
 
+def test_long_lines_before_frames_and_panics_are_read_quickly() -> None:
+    hostile = "\n".join(
+        [
+            "org.a" * 3000 + "Error" + "x" * 3000,  # a logged exception, frames below
+            "\tat a.b(C.java:1)",
+            "Panicked at " + "a/" * 3000 + ".r",
+            'File "' + "a" * 5000,
+            "Current thread 0x1 (most recent call first):",
+            '  File "' + '"' * 5000 + '", line 1 in f',
+        ]
+        * 50
+    )
+    began = time.perf_counter()
+    assert all(len(t.frames) <= MAX_FRAMES for t in parse_traces(hostile))
+    assert time.perf_counter() - began < 5
+
+
 @settings(deadline=None, max_examples=200)
 @given(st.text())
 def test_never_raises_on_arbitrary_text(text: str) -> None:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from diagnoser.intake.report import FrameOrder, TraceException, TraceFormat
-from diagnoser.intake.traces import python
+from diagnoser.intake.traces import parse_traces, python
 from tests.diagnoser.intake.traces.conftest import read_fixture, where
 
 
@@ -149,3 +149,84 @@ def test_markdown_blockquote_prefix_is_followed() -> None:
     (trace,) = python.parse(text)
     assert where(trace) == [("/app/x.py", 3, "<module>")]
     assert trace.exception == TraceException(type="RuntimeError", message="boom")
+
+
+def test_a_traceback_pasted_without_its_header() -> None:
+    text = (
+        "Relevant part of the traceback:\n\n"
+        '  File "/venv/site-packages/psutil/__init__.py", line 748, in cmdline\n'
+        "    return self._proc.cmdline()\n"
+        '  File "/venv/site-packages/psutil/_psosx.py", line 405, in cmdline\n'
+        "    return cext.proc_cmdline(self.pid)\n"
+        "OSError: [Errno 0] Undefined error: 0\n"
+    )
+    (trace,) = python.parse(text)
+    assert [(f.file, f.line) for f in trace.frames] == [
+        ("/venv/site-packages/psutil/__init__.py", 748),
+        ("/venv/site-packages/psutil/_psosx.py", 405),
+    ]
+    assert trace.exception == TraceException(type="OSError", message="[Errno 0] Undefined error: 0")
+    assert text[trace.start :].startswith('File "/venv/site-packages/psutil/__init__.py"')
+
+
+FAULT = """Fatal Python error: Segmentation fault
+
+Thread 0x00007f01 (most recent call first):
+  File "/usr/lib/python3.10/threading.py", line 320 in wait
+
+Current thread 0x0000725dacb1fb80 (most recent call first):
+  File "/app/site-packages/sanic/asgi.py", line 135 in create
+  File "/app/site-packages/sanic_testing/testing.py", line 324 in app_call
+  <no Python frame>
+
+Extension modules: multidict._multidict (total: 1)
+"""
+
+
+def test_faulthandler_dump_of_the_crashed_thread() -> None:
+    (trace,) = python.parse(FAULT)
+    assert trace.source_order is FrameOrder.NEWEST_FIRST
+    assert [(f.file, f.line, f.function) for f in trace.frames] == [
+        ("/app/site-packages/sanic_testing/testing.py", 324, "app_call"),
+        ("/app/site-packages/sanic/asgi.py", 135, "create"),
+    ]
+    assert trace.exception == TraceException(
+        type="Fatal Python error", message="Segmentation fault"
+    )
+    assert parse_traces(FAULT) == [trace]
+
+
+def test_source_lines_that_lost_their_indentation_stay_inside_the_traceback() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        'File "/srv/django/contrib/sessions/backends/base.py", line 118, in decode\n'
+        "return signing.loads(session_data)\n"
+        'File "/srv/django/core/signing.py", line 184, in unsign\n'
+        "raise BadSignature(sig)\n"
+        "django.core.signing.BadSignature: Signature does not match\n"
+    )
+    (trace,) = python.parse(text)
+    assert [f.function for f in trace.frames] == ["decode", "unsign"]
+    assert trace.exception == TraceException(
+        type="django.core.signing.BadSignature", message="Signature does not match"
+    )
+
+
+def test_a_frame_line_wrapped_by_the_terminal_is_joined() -> None:
+    site = "/home/someone/.local/share/virtualenvs/project-O9qARFZW/lib/python3.9/site-packages"
+    text = (
+        "Traceback (most recent call last):\n"
+        f' File "{site}/django/core/management/__init__.py", line 446, in e\n'
+        "xecute_from_command_line\n"
+        "\tutility.execute()\n"
+        f' File "{site}/django/core/management/commands/migrate.py", line 3\n'
+        "49, in handle\n"
+        "\tpost_migrate_state = executor.migrate()\n"
+        "AttributeError: 'str' object has no attribute '_meta'\n"
+    )
+    (trace,) = python.parse(text)
+    assert [(f.line, f.function) for f in trace.frames] == [
+        (446, "execute_from_command_line"),
+        (349, "handle"),
+    ]
+    assert trace.exception is not None and trace.exception.type == "AttributeError"

@@ -61,3 +61,37 @@ def test_a_capped_backtrace_puts_each_location_on_its_own_frame() -> None:
     assert len(trace.frames) == MAX_FRAMES and trace.omitted_frames == 600 - MAX_FRAMES
     assert all(f.file == f"./src/{f.function}.rs" for f in trace.frames)
     assert trace.frames[-1].function == "f0"
+
+
+HOOKED = """error: Panicked while linting /tmp/x.py: This indicates a bug in Ruff.
+
+panicked at crates/ruff_diagnostics/src/edit.rs:42:9:
+Prefer `Fix::deletion`
+Backtrace:    0: ruff::panic::catch_unwind::{{closure}}
+             at ./ruff/crates/ruff/src/panic.rs:31:25
+   1: std::panicking::rust_panic_with_hook
+             at /rustc/9b00956e/library/std/src/panicking.rs:783:13
+"""
+
+
+def test_a_panic_hooks_header_and_backtrace() -> None:
+    (trace,) = rust.parse(HOOKED)
+    assert trace.exception == TraceException(type="panic", message="Prefer `Fix::deletion`")
+    assert [(f.function, f.file, f.line) for f in trace.frames] == [
+        ("rust_panic_with_hook", "/rustc/9b00956e/library/std/src/panicking.rs", 783),
+        ("{{closure}}", "./ruff/crates/ruff/src/panic.rs", 31),
+    ]
+
+
+def test_a_panic_location_inside_a_programs_own_message() -> None:
+    text = "panic: Panicked at crates/sem/src/definition.rs:285:26 when checking `a.py`: `boom`\n"
+    (trace,) = rust.parse(text)
+    assert trace.exception is not None
+    assert trace.exception.message == "when checking `a.py`: `boom`"
+    assert [(f.file, f.line, f.column) for f in trace.frames] == [
+        ("crates/sem/src/definition.rs", 285, 26)
+    ]
+
+
+def test_panicked_without_a_rust_location_is_prose() -> None:
+    assert rust.parse("It panicked at startup, see the log.\n") == []
