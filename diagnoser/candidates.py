@@ -320,11 +320,13 @@ def is_guard_name(name: str) -> bool:
 def headline(report: Report) -> str:
     """The report's one-line summary in a person's words: its title, else its first
     non-empty line — empty when that line is only the exception (a crash reporter's
-    title), which the trace already says better."""
+    title) and the trace has frames in the repository, which say better where it
+    failed. Without such frames (another program's traceback) the exception line is the
+    best summary there is: `TypeError: ECPrivateKey.sign() got an unexpected keyword`."""
     line = report.title or next((ln for ln in report.text.splitlines() if ln.strip()), "")
     line = line.strip()[:MAX_HEADLINE_CHARS]
     exception = report.exception
-    if exception and exception.type:
+    if exception and exception.type and any(m.in_app for m in report.frames):
         named = line.split(":", 1)[0].rsplit(".", 1)[-1].strip()
         if named == exception.type.rsplit(".", 1)[-1] or line == (exception.message or "").strip():
             return ""
@@ -652,6 +654,10 @@ def _at_frame(mapped: MappedFrame, index: SymbolIndex) -> Candidate | None:
     """The frame's place. When the code has moved since the trace was taken (the enclosing
     definition at that line has another name), the definition the frame names wins."""
     path, line = mapped.repo_path, mapped.frame.line
+    if mapped.in_app and path and not line and mapped.symbol:  # mapped by the name it gives
+        named_here = [d for d in index.definitions_in(path) if d.qualified == mapped.symbol]
+        if named_here:
+            return _span(path, named_here[0], named_here[0].line, Source.FRAME, ON_THE_PATH)
     if not (mapped.in_app and path and line):
         return None
     definition = index.enclosing(path, line)

@@ -16,6 +16,8 @@ command.go`, `…/toml-0.5.9/src/de.rs`, `…/gems/rack-2.2.3/lib/rack/utils.rb`
 under that package's folder). A runtime-looking module (`tokio::…`, `kotlinx.…`) is in-app
 when it is one of the repository's own (its crate, JVM group, Go module) or the repository
 holds its whole path (`kotlinx/coroutines/Job.kt` for `kotlinx.coroutines.JobSupport`).
+A frame that names no file at all (a stripped native build) maps by the function it
+names, when exactly one repository file defines it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 
 from diagnoser.intake.packages import NO_PACKAGES, Packages
 from diagnoser.intake.report import Frame, MappedFrame
-from repomap import SymbolIndex
+from repomap import Definition, MatchKind, SymbolIndex
 
 LIBRARY_PATHS = re.compile(
     # separators are looked at, not consumed, so every marker of a path is found
@@ -46,6 +48,10 @@ _JVM_SOURCE = re.compile(r"\.(?:java|kt|kts|scala|groovy)$")
 _VERSION = r"(?:v?\d[\w.+-]*|[0-9a-f]{7,40})"
 """How installers file a release beside its name: `cobra@v1.6.1`, `toml-0.5.9`,
 `rack-2.2.3`, a git checkout's `rack-1a2b3c4`."""
+MIN_DEFINED_NAME = 5
+"""A frame without a file maps by the function it names only when the name is this long."""
+_NAME = re.compile(r"[A-Za-z_][\w$]*")
+_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
 _GO_ESCAPE = re.compile(r"!([a-z])")
 """The Go module cache spells an upper-case letter `!` + lower case (`!azure` = `Azure`)."""
 
@@ -121,13 +127,41 @@ def _map(frame: Frame, table: _Files, index: SymbolIndex | None, packages: Packa
     else:
         repo_path = (table.by_suffix(path) if path else None) or _by_module(frame, table)
     if repo_path is None:
-        reason = (
-            f"no repository file matches {path or frame.module!r}"
-            if (path or frame.module)
-            else "the frame names no file or module"
-        )
-        return MappedFrame(frame=frame, unmapped_reason=reason)
+        return (None if path else _by_definition(frame, index)) or _unmapped(frame, path)
     return _located(frame, repo_path, index)
+
+
+def _unmapped(frame: Frame, path: str) -> MappedFrame:
+    reason = (
+        f"no repository file matches {path or frame.module!r}"
+        if (path or frame.module)
+        else "the frame names no file or module"
+    )
+    return MappedFrame(frame=frame, unmapped_reason=reason)
+
+
+def _by_definition(frame: Frame, index: SymbolIndex | None) -> MappedFrame | None:
+    """The frame mapped onto the one repository file defining the function it names,
+    for a frame without a file (a stripped native build: `#4 0x… in
+    objecthandle_equal(QPDFObjectHandle) ()`). C and C++ headers count only when no
+    source file defines it (their prototypes are definitions too); a name defined
+    elsewhere as well, or shorter than MIN_DEFINED_NAME (`main`, `run`), says nothing."""
+    function = (frame.function or "").strip()
+    if index is None or len(function) < MIN_DEFINED_NAME or not _NAME.fullmatch(function):
+        return None
+    name = f"{frame.module}.{function}" if frame.module else function
+    lookup = index.find(name.replace("::", "."))
+    if lookup.how is not MatchKind.EXACT and lookup.how is not MatchKind.QUALIFIED:
+        return None
+    found: dict[str, Definition] = {}
+    for symbol in lookup.matches:
+        found.setdefault(symbol.path, symbol.definition)
+    sources = {p: d for p, d in found.items() if not p.endswith(_HEADERS)}
+    found = sources or found
+    if len(found) != 1:
+        return None
+    ((path, definition),) = found.items()
+    return MappedFrame(frame=frame, repo_path=path, symbol=definition.qualified, in_app=True)
 
 
 def _own_installed(inside: str, packages: Packages, table: _Files) -> str | None:

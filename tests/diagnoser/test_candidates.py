@@ -382,6 +382,19 @@ def test_a_headline_that_only_repeats_the_exception_says_nothing(workspace: Work
     assert headline(titled) == "Sharing a note crashes"
 
 
+def test_the_exception_line_is_the_headline_when_no_frame_is_in_the_repository(
+    workspace: Workspace,
+) -> None:
+    index = workspace.repository.index
+    error = "TypeError: Exporter.to_csv() got an unexpected keyword argument 'sep'"
+    text = f"{error}\n" + trace(
+        ("/usr/lib/python3/dist-packages/tool/main.py", 9, "run"), error=error
+    )
+    report = build_report(ReportIn(text=text), files=index.files, index=index)
+    assert report.exception is not None and not any(m.in_app for m in report.frames)
+    assert headline(report) == error
+
+
 def test_a_guard_is_named_for_checking_its_input() -> None:
     for name in ("check_array", "_check_sample_weight", "Validate.notNull", "requireNonNull",
                  "assertIsValid", "ensure_str", "Form._validate_unique", "verify"):  # fmt: skip
@@ -775,3 +788,26 @@ def test_the_headline_finds_the_file_whose_comments_say_it(
     assert [c.path for c in rank(workspace, text, title)] == ["src/stream.cpp", "src/reader.cpp"]
     monkeypatch.setattr(candidates, "TEXT_HEADLINE_WEIGHT", 0.0)
     assert [c.path for c in rank(workspace, text, title)] == ["src/reader.cpp", "src/stream.cpp"]
+
+
+STRIPPED = """Segmentation fault when comparing two objects. coredumpctl shows:
+
+#0  0x0000000001656a5a in PyUnicode_FromFormatV ()
+#1  0x0000729b59ac0213 in objecthandle_equal(Handle, Handle) ()
+#2  0x0000729b59ac0a60 in compare_handles(Handle, Handle) ()
+"""
+
+
+def test_a_stripped_native_frame_points_at_the_function_it_names(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    files = {
+        "src/equality.cpp": "bool objecthandle_equal(Handle a, Handle b) {\n  return a == b;\n}\n",
+        "src/handles.cpp": "bool compare_handles(Handle a, Handle b) {\n  return eq(a, b);\n}\n",
+    }
+    workspace = workspace_of(files, tmp_path_factory)
+    found = [c for c in rank(workspace, STRIPPED) if c.source is Source.FRAME]
+    assert [(c.path, c.symbol, c.line) for c in found] == [
+        ("src/equality.cpp", "objecthandle_equal", 1),
+        ("src/handles.cpp", "compare_handles", 1),
+    ]

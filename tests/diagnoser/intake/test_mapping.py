@@ -4,7 +4,7 @@ from diagnoser.intake.mapping import map_frames
 from diagnoser.intake.packages import read_packages
 from diagnoser.intake.report import Frame
 from repomap import Repository
-from tests.conftest import GOLDEN_REPO
+from tests.conftest import GOLDEN_REPO, MakeRepo
 
 FILES = [
     "notes/store.py",
@@ -207,3 +207,35 @@ def test_the_sanitizer_runtime_maps_when_the_repository_is_llvm_itself() -> None
     path = "compiler-rt/lib/asan/asan_malloc_linux.cpp"
     (mapped,) = map_frames([Frame(file=f"/src/llvm-project/{path}", line=69)], [path])
     assert (mapped.repo_path, mapped.in_app) == (path, True)
+
+
+NATIVE = {
+    "src/core/pikepdf.h": "bool objecthandle_equal(Handle a, Handle b);\nvoid reset(Handle h);\n",
+    "src/core/object_equality.cpp": (
+        "bool objecthandle_equal(Handle a, Handle b) {\n    return same(a, b);\n}\n"
+        "void reset(Handle h) {}\n"
+    ),
+    "src/core/object.cpp": "void reset(Handle h) {}\nint main() { return 0; }\n",
+}
+
+
+def test_a_frame_without_a_file_maps_by_the_function_only_one_file_defines(
+    make_repo: MakeRepo, home: object
+) -> None:
+    index = Repository.open(make_repo(NATIVE)).index
+    mapped = map_frames(
+        [
+            Frame(function="objecthandle_equal", language="cpp"),  # and a prototype in a header
+            Frame(function="reset", language="cpp"),  # two source files define it
+            Frame(function="main", language="cpp"),  # too common a name to say anything
+            Frame(function="PyUnicode_FromFormatV", language="cpp"),  # not ours
+        ],
+        index.files,
+        index,
+    )
+    assert [(m.repo_path, m.symbol, m.in_app) for m in mapped] == [
+        ("src/core/object_equality.cpp", "objecthandle_equal", True),
+        (None, None, False),
+        (None, None, False),
+        (None, None, False),
+    ]
