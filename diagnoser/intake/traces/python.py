@@ -89,7 +89,7 @@ def _frame(file: str | None, line: int | None, function: str | None) -> Frame:
 def _trace(frames: FrameRun, exc: TraceException | None, start: int, end: int) -> Trace:
     return Trace(
         format=TraceFormat.PYTHON,
-        source_order=FrameOrder.OLDEST_FIRST,
+        source_order=frames.order,
         exception=exc,
         frames=frames.innermost_last,
         omitted_frames=frames.omitted,
@@ -197,16 +197,7 @@ def _faulthandler(lines: Lines, i: int) -> tuple[Trace, int]:
         if fatal is not None:
             exc = TraceException(type=FAULT_TYPE, message=fatal.group("msg").strip())
             break
-    trace = Trace(
-        format=TraceFormat.PYTHON,
-        source_order=FrameOrder.NEWEST_FIRST,
-        exception=exc,
-        frames=frames.innermost_last,
-        omitted_frames=frames.omitted,
-        start=lines[i].start,
-        end=end,
-    )
-    return trace, j
+    return _trace(frames, exc, lines[i].start, end), j
 
 
 def _next_is_frame(lines: Lines, j: int) -> bool:
