@@ -183,7 +183,7 @@ def memoized() -> Iterator[None]:
                 path,
                 within,
                 query,
-                id(candidates.term_index(repo)),
+                candidates.term_index(repo),
             ),
         ),
         "_is_copied": cached("_is_copied", lambda path, workspace: (path, id(workspace))),
@@ -191,7 +191,9 @@ def memoized() -> Iterator[None]:
     scores = candidates.TermIndex.scores
 
     def cached_scores(self: candidates.TermIndex, query: object) -> dict[str, float]:
-        key = ("scores", id(self), tuple(sorted(set(query))))  # type: ignore[call-overload]
+        # The index itself, not its id: an index rebuilt after a setting cleared them may
+        # get a freed one's id, and would be served that index's scores.
+        key = ("scores", self, tuple(sorted(set(query))))  # type: ignore[call-overload]
         if key not in memo:
             memo[key] = scores(self, query)  # type: ignore[arg-type]
         return memo[key]  # type: ignore[return-value]

@@ -86,8 +86,8 @@ CACHE_FORMAT_VERSION = 6
 
 MAX_CACHE_FILE_BYTES = 512 * 1024 * 1024
 """A cache file larger than this is not read (a miss, then rewritten). Django's tags.bin is
-8 MB and its graph.bin 13 MB; this leaves room for trees 30x larger while bounding what a
-planted file can make us allocate."""
+12 MB with every file's word counts (7 MB without) and its graph.bin 13 MB; this leaves
+room for trees 30x larger while bounding what a planted file can make us allocate."""
 
 HOME_ENV_VAR = "DIAGNOSER_HOME"
 """Environment variable naming the service's data directory."""

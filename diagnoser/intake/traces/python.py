@@ -6,10 +6,9 @@ CPython lists frames oldest first, so they are already innermost last. Each
 A run of `File "…", line N, in f` lines without the header (a traceback pasted from its
 middle) is a traceback too. Source lines may have lost their indentation (an issue
 tracker's markup), and a long frame line may be wrapped by the terminal it was copied
-from. faulthandler's dump after a crash (`Fatal Python error:
-Segmentation fault`, then `Current thread 0x… (most recent call first):` and `File "…",
-line N in f` lines) lists the crashed thread newest first; other threads' dumps are not
-the failure and are skipped.
+from. faulthandler's dump after a crash (`Fatal Python error: Segmentation fault`, then
+`Current thread 0x… (most recent call first):` and `File "…", line N in f` lines) lists
+the crashed thread newest first; other threads' dumps are not the failure and are skipped.
 """
 
 from __future__ import annotations
@@ -148,7 +147,7 @@ def _cpython(lines: Lines, i: int, *, header: bool = True) -> tuple[Trace | None
                     function=_strip(wrapped.group("func")),
                 )
                 framed = f"{after}{text}"
-            elif after is None or not _frame_or_error(unprefixed(j + 1)):
+            elif after is None or _error_line(text) or not _frame_or_error(unprefixed(j + 1)):
                 exc = _exception(text)
                 if exc is not None:
                     end = lines[j].end
@@ -171,11 +170,13 @@ def _wrapped(framed: str | None, text: str, following: str) -> re.Match[str] | N
 
 
 def _frame_or_error(text: str) -> bool:
-    """A frame line, or an exception line with its message (`KeyError: 'x'`)."""
-    if _FRAME.match(text):
-        return True
+    return _FRAME.match(text) is not None or _error_line(text)
+
+
+def _error_line(text: str) -> bool:
+    """An exception line with its message (`KeyError: 'x'`; not `else:`)."""
     exc = _exception(text)
-    return exc is not None and exc.message is not None
+    return exc is not None and bool(exc.message)
 
 
 def _faulthandler(lines: Lines, i: int) -> tuple[Trace, int]:

@@ -230,3 +230,14 @@ def test_a_frame_line_wrapped_by_the_terminal_is_joined() -> None:
         (349, "handle"),
     ]
     assert trace.exception is not None and trace.exception.type == "AttributeError"
+
+
+def test_an_exception_after_a_frame_without_source_is_the_exception() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "<stdin>", line 1, in <module>\n'
+        "ZeroDivisionError: division by zero\n"
+        "ERROR: the job failed\n"
+    )
+    (trace,) = python.parse(text)
+    assert trace.exception == TraceException(type="ZeroDivisionError", message="division by zero")
