@@ -88,7 +88,7 @@ from diagnoser.workspace import Workspace
 from repomap import Definition, Repository, Symbol, SymbolIndex
 from repomap.copies import is_vendored, source_stems
 from repomap.focus import resolve_focus
-from repomap.terms import TermIndex, terms, text_terms
+from repomap.terms import Document, TermIndex, file_terms, terms, text_terms
 
 MAX_CANDIDATES = 5
 FRAMES_PER_FILE = 2
@@ -336,22 +336,26 @@ def headline(report: Report) -> str:
 def term_index(repository: Repository) -> TermIndex:
     """The repository's BM25 index of what each non-test file names (`file_terms`),
     built once per Repository."""
-    found = _TERM_INDEXES.get(repository)
-    if found is None:
-        found = TermIndex.build(repository.tags, keep=lambda path: not is_test(path))
-        _TERM_INDEXES[repository] = found
-    return found
+    return _built(_TERM_INDEXES, repository, file_terms)
 
 
 def text_index(repository: Repository) -> TermIndex:
     """The repository's BM25 index of what each non-test file says, its whole text
     (`text_terms`), built once per Repository."""
-    found = _TEXT_INDEXES.get(repository)
+    return _built(_TEXT_INDEXES, repository, text_terms)
+
+
+def _built(
+    indexes: weakref.WeakKeyDictionary[Repository, TermIndex],
+    repository: Repository,
+    document: Document,
+) -> TermIndex:
+    found = indexes.get(repository)
     if found is None:
         found = TermIndex.build(
-            repository.tags, keep=lambda path: not is_test(path), document=text_terms
+            repository.tags, keep=lambda path: not is_test(path), document=document
         )
-        _TEXT_INDEXES[repository] = found
+        indexes[repository] = found
     return found
 
 
