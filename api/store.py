@@ -141,6 +141,11 @@ class Store:
         with self._turn, self._writer.begin() as connection:
             yield connection
 
+    def writing(self) -> AbstractContextManager[Connection]:
+        """A write transaction for a collaborator that writes in bulk (`api.retention`),
+        taking its turn with this process's other writers."""
+        return self._writing()
+
     @contextmanager
     def _write_session(self) -> Iterator[Session]:
         with self._turn, self._write.begin() as session:
