@@ -342,7 +342,9 @@ class Store:
         return None
 
     def _attach(self, connection: Connection, holder: str, report_id: str) -> JobOut:
-        job = connection.execute(ATTACH, {"b_holder": holder}).one()
+        job = connection.execute(ATTACH, {"b_holder": holder}).first()
+        if job is None:  # retention removed the holder meanwhile: the caller looks again
+            raise IntegrityError("the claim's job was removed", None, Exception())
         connection.execute(
             INSERT_OCCURRENCE, {"job_id": holder, "report_id": report_id, "at": self._clock()}
         )

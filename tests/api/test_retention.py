@@ -134,3 +134,13 @@ def test_the_runner_sweeps_on_its_schedule(service_settings: ServiceSettings) ->
                 break
             time.sleep(0.2)
     assert stale not in left and fresh in left
+
+
+def test_after_its_job_is_removed_an_identical_report_makes_a_new_job(database_url: str) -> None:
+    now = [START]
+    store = _store(database_url, now)
+    old_job = _finished(store, "same")
+    enforce(store, Policy(max_age=None, max_bytes=1), now=now[0])
+    again = store.submit(repo="demo", source="diagnose", raw=b"x", fingerprint="same", window=60)
+    assert not again.attached and again.job.id != old_job
+    store.engine.dispose()
