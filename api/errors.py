@@ -3,7 +3,7 @@
     DiagnoserError (diagnoser)        the domain's, mapped by `STATUS` below
     ApiError                          a request we refuse: its status and message
     RequestValidationError (FastAPI)  422, the message names each field to fix
-    anything else                     500 "internal error", logged, never a traceback
+    anything else                     500 `INTERNAL_ERROR`, logged, never a traceback
 
 Every answer is `{"detail": "…"}` (`Problem`): one line saying what went wrong and what
 to change; `document` makes the OpenAPI spec say so.
@@ -35,6 +35,9 @@ STATUS: tuple[tuple[type[DiagnoserError], int], ...] = (
     (ConfigError, 500),
 )
 """Most specific first."""
+INTERNAL_ERROR = "internal error; try again or tell the operator"
+"""The answer to an unexpected error. It promises nothing about the request's input: the
+failure may have come before it was stored (a 500 once said "nothing was lost" there)."""
 MAX_DETAILS = 5
 """Validation problems listed in one message."""
 PROBLEM_REF = "#/components/schemas/Problem"
@@ -113,4 +116,4 @@ async def _http_error(_request: Request, exc: HTTPException) -> JSONResponse:
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unexpected error on %s %s", request.method, request.url.path)
-    return problem(500, "internal error; nothing was lost, try again or tell the operator")
+    return problem(500, INTERNAL_ERROR)

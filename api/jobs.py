@@ -23,6 +23,11 @@ On PostgreSQL DBOS keeps its tables in the app's own database, so a new job's wo
 is written in the transaction that stores the job (`Jobs.enqueue_in`, through a client on
 the store's engine): one commit per accepted report instead of two, and a job is never
 stored without being queued. SQLite keeps DBOS in a file of its own: a second transaction.
+
+The runner also enforces the retention policy (`api.retention`): a DBOS scheduled
+workflow (`DBOS.apply_schedules`, which works on either system database), so a sweep
+missed while the process was down is not replayed, and with several runners a sweep
+time runs once (its workflow id is the schedule's time).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +43,7 @@ from dbos import DBOS, DBOSClient, EnqueueOptions, SetWorkflowID
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import OperationalError
 
+from api import retention
 from api.database import SQLITE_PRAGMAS, is_sqlite, normalise_url
 from api.inputs import DIAGNOSE, read_input
 from api.metrics import Metrics
@@ -56,6 +63,8 @@ APP_NAME = "diagnoser"
 QUEUE = "diagnoses"
 WORKFLOW = "diagnosis"
 """The workflow's registered name, by which a `DBOSClient` enqueues it."""
+RETENTION_WORKFLOW = "retention"
+"""The scheduled workflow enforcing the retention policy, and its schedule's name."""
 POLL_SECONDS = 0.25
 """How often an idle worker looks at the queue (a new job waits at most this long)."""
 STEP_ATTEMPTS = 3
@@ -219,6 +228,22 @@ def finish(job_id: str, result: Investigated) -> str:
     return done.state.value
 
 
+@DBOS.workflow(name=RETENTION_WORKFLOW)
+def retention_sweep(_scheduled_at: datetime, _context: object) -> None:
+    """The retention policy, enforced (scheduled every `retention.SWEEP_CRON`)."""
+    sweep()
+
+
+@DBOS.step(retries_allowed=True, max_attempts=STEP_ATTEMPTS, should_retry=_transient)
+def sweep() -> int:
+    """Remove what the retention policy says has to go; how many inputs went."""
+    rt = runtime()
+    swept = retention.enforce(rt.store, retention.Policy.of(rt.settings), now=utcnow())
+    if swept.removed:
+        log.info("retention: %d inputs removed, %d bytes kept", swept.removed, swept.kept_bytes)
+    return swept.removed
+
+
 def _state(job_id: str) -> str:
     job = runtime().store.job(job_id)
     return job.state.value if job else JobState.FAILED.value
@@ -235,9 +260,12 @@ class Jobs:
     A runner dequeues and runs jobs; otherwise (a web worker) it only enqueues them."""
 
     def __init__(
-        self, runtime_: Runtime, *, database_url: str, data_dir: Path, runner: bool = True
-    ) -> None:
+        self, runtime_: Runtime, *, database_url: str, data_dir: Path, runner: bool = True,
+        sweep_cron: str = retention.SWEEP_CRON,
+    ) -> None:  # fmt: skip
         self.runtime = runtime_
+        self.sweep_cron = sweep_cron
+        """When the runner enforces the retention policy (DBOS cron, seconds first)."""
         self.database_url = database_url
         self.data_dir = data_dir
         self.runner = runner
@@ -263,6 +291,10 @@ class Jobs:
                 worker_concurrency=self.runtime.settings.job_concurrency,
                 polling_interval_sec=POLL_SECONDS,
             )
+            DBOS.apply_schedules([{
+                "schedule_name": RETENTION_WORKFLOW, "workflow_fn": retention_sweep,
+                "schedule": self.sweep_cron,
+            }])  # fmt: skip
         if not is_sqlite(config["system_database_url"]):
             # On the store's own engine: its connections are the ones `enqueue_in` gets,
             # and DBOS then runs its insert precompiled (it compiles it on every call for

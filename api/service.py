@@ -9,6 +9,7 @@ intake runs in the job (`api.jobs.prepare`), which folds identical reports there
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -24,6 +25,8 @@ from api.store import Queue, Store
 from diagnoser import ReportIn
 from diagnoser.intake import report_fingerprint
 from diagnoser.registry import Workspaces
+
+log = logging.getLogger(__name__)
 
 JOBS_PATH = "/jobs/"
 SECRET_SETTINGS = {
@@ -86,7 +89,7 @@ class Service:
         delivery = deliveries.inspect(route, headers, body)
         if not delivery.act:
             return 200, WebhookAck(ignored=True, reason=delivery.reason or "not acted on")
-        kept = {k: v for k in STORED_HEADERS if (v := headers.get(k)) is not None}
+        kept = _stored(headers)
         queue = self._queue()
         job, first = self.store.deliver(
             provider=route, delivery_id=delivery.delivery_id, repo=repo,
@@ -125,17 +128,33 @@ class Service:
         except signatures.SecretNotConfigured as exc:
             raise ApiError(403, f"the {route} webhook is misconfigured: {exc}") from None
         except signatures.SignatureError as exc:
-            self.store.add_report(
-                repo=repo, source=route, raw=body, rejected=f"signature: {exc}",
-                content_type=headers.get("content-type", ""),
-            )  # fmt: skip
+            self._refuse(route, headers, body, repo, f"signature: {exc}")
             raise ApiError(401, str(exc)) from None
+
+    def _refuse(
+        self, route: str, headers: Mapping[str, str], body: bytes, repo: str, reason: str
+    ) -> None:
+        """Keep what diagnosing a refused delivery needs (`Store.refuse`). The answer is
+        401 whether or not that is stored: a failure here is logged, never a 500."""
+        try:
+            self.store.refuse(
+                repo=repo, source=route, body=body, content_type=headers.get("content-type", ""),
+                headers=_stored(headers), reason=reason,
+                budget=self.settings.refused_budget_bytes,
+            )  # fmt: skip
+        except Exception:
+            log.exception("could not keep a refused %s delivery", route)
 
     def job(self, job_id: str) -> JobOut:
         job = self.store.job(job_id)
         if job is None:
             raise ApiError(404, f"no job {job_id}")
         return job
+
+
+def _stored(headers: Mapping[str, str]) -> dict[str, str]:
+    """The headers kept with a delivery (the store bounds their values)."""
+    return {k: v for k in STORED_HEADERS if (v := headers.get(k)) is not None}
 
 
 def _accepted(job: JobOut, *, attached: bool) -> Accepted:

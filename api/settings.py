@@ -58,6 +58,14 @@ class ServiceSettings(Settings):
     """Requests per minute per API key (per client address without keys)."""
     job_concurrency: int = Field(default=2, gt=0)
     """Diagnoses running at once in one process (the queue's worker concurrency)."""
+    refused_budget_bytes: int = Field(default=8 * 1024 * 1024, ge=0)
+    """Bytes of refused webhook bodies kept (their first 4 KiB each, ~2,000 refusals at
+    the default); past it a refusal keeps only its size, hash, headers and reason."""
+    retention_days: float = Field(default=30.0, ge=0)
+    """Stored inputs older than this go, with their jobs, events and findings (0: no age
+    limit). Unfinished jobs and their inputs are never removed."""
+    max_stored_bytes: int = Field(default=1024**3, ge=0)
+    """Stored inputs, events and findings past this size go, oldest first (0: no cap)."""
     cors_origins: Keys = ()
     """Origins allowed by CORS; none (the default) turns CORS off."""
 

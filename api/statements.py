@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from api.database import SQLITE
@@ -33,7 +33,8 @@ SELECT and an INSERT. On PostgreSQL a claim another transaction is inserting mak
 wait for that one's end, then do nothing if it committed. SQLite has had the clause
 since 3.35 (2021)."""
 _REPORT_COLUMNS = (
-    "id", "repo", "source", "content_type", "headers", "raw", "received_at", "rejected"
+    "id", "repo", "source", "content_type", "headers", "raw", "received_at", "rejected",
+    "body_bytes", "body_sha256",
 )  # fmt: skip
 _JOB_VALUES = ("report_id", "part", "state", "reason", "created_at", "occurrences")
 
@@ -76,3 +77,8 @@ ATTACH = (
     update(JOBS).where(JOBS.c.id == bindparam("b_holder"))
     .values(occurrences=JOBS.c.occurrences + 1).returning(*JOBS.c)
 )  # fmt: skip
+REFUSED_BYTES = select(func.coalesce(func.sum(func.length(REPORTS.c.raw)), 0)).where(
+    REPORTS.c.body_sha256.is_not(None)
+)
+"""Bytes of refused bodies' prefixes stored (`Store.refuse` counts them against the
+budget); only refused rows set `body_sha256`."""

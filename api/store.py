@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import threading
 import uuid
@@ -34,6 +35,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from api.bounds import bound, bound_headers, refused_prefix
 from api.database import SQLITE, SQLITE_WRITE
 from api.schemas import (
     TERMINAL,
@@ -54,10 +56,13 @@ from api.statements import (
     INSERT_REPORT,
     JOBS,
     PUT_CLAIM,
+    REFUSED_BYTES,
     REPORTS,
     TAKE_CLAIM,
 )
 from api.tables import (
+    CONTENT_TYPE_LENGTH,
+    DELIVERY_ID_LENGTH,
     ClaimRow,
     DeliveryRow,
     EventRow,
@@ -136,6 +141,11 @@ class Store:
         with self._turn, self._writer.begin() as connection:
             yield connection
 
+    def writing(self) -> AbstractContextManager[Connection]:
+        """A write transaction for a collaborator that writes in bulk (`api.retention`),
+        taking its turn with this process's other writers."""
+        return self._writing()
+
     @contextmanager
     def _write_session(self) -> Iterator[Session]:
         with self._turn, self._write.begin() as session:
@@ -153,6 +163,23 @@ class Store:
             self._insert_report(
                 connection, report_id, repo=repo, source=source, raw=raw,
                 content_type=content_type, headers=headers, rejected=rejected,
+            )  # fmt: skip
+        return report_id
+
+    def refuse(
+        self, *, repo: str, source: str, body: bytes, content_type: str,
+        headers: Mapping[str, str], reason: str, budget: int,
+    ) -> str:  # fmt: skip
+        """Keep a refused delivery in part (`bounds.refused_prefix`): the start of its
+        body while the refused prefixes stored stay within `budget` bytes, and always
+        its size, hash, headers and `reason`; its id."""
+        report_id = new_id()
+        with self._writing() as connection:
+            used = connection.execute(REFUSED_BYTES).scalar_one()
+            self._insert_report(
+                connection, report_id, repo=repo, source=source, content_type=content_type,
+                raw=refused_prefix(body, used=int(used), budget=budget), headers=headers,
+                rejected=reason, whole=body,
             )  # fmt: skip
         return report_id
 
@@ -192,7 +219,8 @@ class Store:
             job = self._job(job_id, repo)
             row = connection.execute(self._accept_new, {
                 "r_id": report_id, "r_repo": repo, "r_source": source, "r_raw": raw,
-                "r_content_type": content_type, "r_headers": "{}", "r_rejected": None,
+                "r_content_type": bound(content_type, CONTENT_TYPE_LENGTH), "r_headers": "{}",
+                "r_rejected": None, "r_body_bytes": None, "r_body_sha256": None,
                 "r_received_at": self._clock(), "j_id": job.id, "j_fingerprint": fingerprint,
                 "j_report_id": report_id, "j_part": 0, "j_state": job.state.value,
                 "j_reason": job.reason, "j_created_at": job.created_at,
@@ -257,12 +285,16 @@ class Store:
     def _insert_report(
         self, connection: Connection, report_id: str, *, repo: str, source: str, raw: bytes,
         content_type: str, headers: Mapping[str, str] | None = None,
-        rejected: str | None = None,
+        rejected: str | None = None, whole: bytes | None = None,
     ) -> None:  # fmt: skip
+        """Keep one input; `whole`, when given, is the body `raw` is the start of."""
         connection.execute(INSERT_REPORT, {
             "id": report_id, "repo": repo, "source": source, "raw": raw,
-            "content_type": content_type, "headers": json.dumps(dict(headers or {})),
+            "content_type": bound(content_type, CONTENT_TYPE_LENGTH),
+            "headers": json.dumps(bound_headers(headers or {})),
             "received_at": self._clock(), "rejected": rejected and _text(rejected),
+            "body_bytes": None if whole is None else len(whole),
+            "body_sha256": None if whole is None else hashlib.sha256(whole).hexdigest(),
         })  # fmt: skip
 
     def _new_job(
@@ -310,7 +342,9 @@ class Store:
         return None
 
     def _attach(self, connection: Connection, holder: str, report_id: str) -> JobOut:
-        job = connection.execute(ATTACH, {"b_holder": holder}).one()
+        job = connection.execute(ATTACH, {"b_holder": holder}).first()
+        if job is None:  # retention removed the holder meanwhile: the caller looks again
+            raise IntegrityError("the claim's job was removed", None, Exception())
         connection.execute(
             INSERT_OCCURRENCE, {"job_id": holder, "report_id": report_id, "at": self._clock()}
         )
@@ -424,7 +458,8 @@ class Store:
                 )  # fmt: skip
                 job = self._new_job(connection, repo, report_id)
                 connection.execute(INSERT_DELIVERY, {
-                    "provider": provider, "delivery_id": delivery_id, "job_id": job.id,
+                    "provider": provider, "job_id": job.id,
+                    "delivery_id": bound(delivery_id, DELIVERY_ID_LENGTH),
                     "received_at": self._clock(),
                 })  # fmt: skip
                 if queue is not None:
@@ -432,7 +467,8 @@ class Store:
                 return job, True
         except IntegrityError:
             with self._session() as session:
-                first = session.get_one(DeliveryRow, (provider, delivery_id))
+                key = (provider, bound(delivery_id, DELIVERY_ID_LENGTH))
+                first = session.get_one(DeliveryRow, key)
                 return _job_out(session.get_one(JobRow, first.job_id)), False
 
     # ---- findings ---------------------------------------------------------------------

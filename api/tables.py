@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from sqlalchemy import (
+    BigInteger,
     DateTime,
     Dialect,
     ForeignKey,
@@ -24,6 +25,10 @@ from sqlalchemy.types import TypeDecorator
 
 ID_LENGTH = 36
 """A UUID in its canonical text form."""
+CONTENT_TYPE_LENGTH = 128
+"""`reports.content_type`: a caller's `Content-Type` is cut to this (`api.bounds`)."""
+DELIVERY_ID_LENGTH = 256
+"""`deliveries.delivery_id`: longer provider ids are hashed (`api.deliveries`)."""
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -53,13 +58,18 @@ class ReportRow(Base):
     repo: Mapped[str] = mapped_column(String(64))
     source: Mapped[str] = mapped_column(String(32))
     """`diagnose` (a ReportIn as JSON), `text`, or the webhook route (`sentry`, …)."""
-    content_type: Mapped[str] = mapped_column(String(128), default="")
+    content_type: Mapped[str] = mapped_column(String(CONTENT_TYPE_LENGTH), default="")
     headers: Mapped[str] = mapped_column(Text, default="{}")
     """The webhook headers intake needs (JSON), secrets and signatures left out."""
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime] = mapped_column()
     rejected: Mapped[str | None] = mapped_column(Text, default=None)
     """Why this input was refused (bad signature, malformed body…); kept all the same."""
+    body_bytes: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    """Set when `raw` is only the start of the body (a refused delivery): its full size."""
+    body_sha256: Mapped[str | None] = mapped_column(String(64), default=None)
+    """Set with `body_bytes`: the full body's sha256 (hex)."""
+    __table_args__ = (Index("ix_reports_received", "received_at"),)
 
 
 class JobRow(Base):
@@ -119,7 +129,7 @@ class DeliveryRow(Base):
 
     __tablename__ = "deliveries"
     provider: Mapped[str] = mapped_column(String(32), primary_key=True)
-    delivery_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+    delivery_id: Mapped[str] = mapped_column(String(DELIVERY_ID_LENGTH), primary_key=True)
     job_id: Mapped[str] = mapped_column(String(ID_LENGTH))
     received_at: Mapped[datetime] = mapped_column()
 

@@ -17,7 +17,7 @@ from diagnoser.intake import IntakeError, PayloadTooLarge
 
 SECRET_TEXT = "password=hunter2 at /srv/app/internal.py"
 """What an unexpected exception says: never to be shown to a caller."""
-INTERNAL = "internal error; nothing was lost, try again or tell the operator"
+INTERNAL = "internal error; try again or tell the operator"
 
 
 class Body(BaseModel):
