@@ -28,6 +28,8 @@ async def healthz() -> dict[str, str]:
 @router.get(
     "/readyz",
     responses={503: {"description": "still warming up, or no database"}, **CALLER_RESPONSES},
+    # FastAPI appends this to the key schemes it lists: `{}` makes the key optional.
+    openapi_extra={"security": [{}]},
 )
 async def readyz(service: ServiceDep, detailed: Identified) -> JSONResponse:
     """Ready once every configured repo's index is warm and the database answers; the
