@@ -72,8 +72,8 @@ class ServiceSettings(Settings):
     auth_failures_per_minute: int = Field(default=20, gt=0)
     """Failed authentications (missing or wrong key, bad webhook signature or token) a
     client address may make in a minute; past it every request from that address gets
-    429, a correct key too, until its oldest failure is a minute old. 20: room for a
-    person retyping a key or a sender with a wrong secret to see the 401s, and a key
+    429, a correct key too, until a minute after its first counted failure. 20: a person
+    retyping a key or a sender with a wrong secret sees the 401s first, and a key
     guesser gets 28,800 guesses a day, nothing against a random 128-bit key."""
     webhook_rate_limit_per_minute: int = Field(default=60, gt=0)
     """Deliveries a minute per client address and webhook route (bursts of as many),

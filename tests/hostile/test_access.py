@@ -226,7 +226,7 @@ def test_thirty_bad_signatures_from_one_address_end_in_429_and_are_not_stored(
         assert {t.status_code for t in tokens} == {429}
 
 
-def test_the_throttle_lets_go_a_minute_after_the_oldest_failure() -> None:
+def test_the_throttle_lets_go_a_minute_after_the_first_failure_it_counted() -> None:
     clock = Clock()
     throttle = FailureThrottle(3, clock=clock)
     for _ in range(3):
@@ -236,6 +236,8 @@ def test_the_throttle_lets_go_a_minute_after_the_oldest_failure() -> None:
     assert throttle.wait("a") == pytest.approx(30.0)  # the first failure, 30 s ago
     assert throttle.wait("b") == 0.0
     clock.now += 30
+    assert throttle.wait("a") == 0.0
+    throttle.record("a")  # a new window: one failure in it
     assert throttle.wait("a") == 0.0
 
 
