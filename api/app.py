@@ -25,9 +25,10 @@ from pydantic.json_schema import models_json_schema
 from starlette.concurrency import run_in_threadpool
 
 from api import errors
-from api.auth import KEY_HEADER, Guard, RateLimiter
+from api.auth import KEY_HEADER, Guard, KeyGate
+from api.backpressure import Backpressure
 from api.database import connect, is_sqlite, migrate, normalise_url
-from api.docs import mount_docs
+from api.docs import DOCS_PATH, REDOC_PATH, mount_docs
 from api.jobs import Jobs, Runtime
 from api.metrics import MeasureRequests, Metrics
 from api.routes import diagnose, findings, health, jobs, repos, webhooks
@@ -80,8 +81,8 @@ def build_service(
     return Service(
         settings=settings, store=store, workspaces=workspaces,
         jobs=Jobs(runtime, database_url=url, data_dir=data_dir, runner=runner),
-        guard=Guard(settings.key_hashes(), RateLimiter(settings.rate_limit_per_minute)),
-        metrics=metrics,
+        guard=Guard.from_settings(settings), metrics=metrics,
+        backpressure=Backpressure(store.job_counts, settings.max_queued_jobs),
     )  # fmt: skip
 
 
@@ -118,6 +119,9 @@ def create_app(
             allow_methods=["GET", "POST"],
             allow_headers=["Authorization", KEY_HEADER, "Content-Type"],
         )  # fmt: skip
+    if not service.settings.docs_public and not service.guard.open:
+        gated = (DOCS_PATH, REDOC_PATH, app.openapi_url or "")
+        app.add_middleware(KeyGate, guard=service.guard, prefixes=gated)
     app.add_middleware(MeasureRequests, metrics=service.metrics)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app

@@ -37,12 +37,51 @@ async def authorised(
     x_api_key: Annotated[str | None, Depends(API_KEY)] = None,
 ) -> str:
     """The caller's identity (key digest or address) after the key and rate checks."""
-    address = request.client.host if request.client else "unknown"
     authorization = f"Bearer {bearer.credentials}" if bearer else None
-    return service.guard.check(authorization=authorization, api_key=x_api_key, address=address)
+    return service.guard.check(
+        authorization=authorization, api_key=x_api_key, address=client_address(request)
+    )
+
+
+def client_address(request: Request) -> str:
+    """The peer's address, as the server saw it (forwarded headers are the server's job)."""
+    return request.client.host if request.client else "unknown"
 
 
 Caller = Annotated[str, Depends(authorised)]
+
+
+async def identified(
+    request: Request,
+    service: ServiceDep,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)] = None,
+    x_api_key: Annotated[str | None, Depends(API_KEY)] = None,
+) -> bool:
+    """Whether the caller may see details: True with no keys configured or a valid key,
+    False when it sent no key; a wrong key is refused (401, counted) as anywhere."""
+    if service.guard.open:
+        return True
+    if bearer is None and x_api_key is None:
+        return False
+    await authorised(request, service, bearer, x_api_key)
+    return True
+
+
+Identified = Annotated[bool, Depends(identified)]
+
+
+async def metrics_reader(
+    request: Request,
+    service: ServiceDep,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)] = None,
+    x_api_key: Annotated[str | None, Depends(API_KEY)] = None,
+) -> None:
+    """`Caller`, unless `DIAGNOSER_METRICS_PUBLIC` (or no keys) lets everyone scrape."""
+    if not (service.settings.metrics_public or service.guard.open):
+        await authorised(request, service, bearer, x_api_key)
+
+
+MetricsReader = Depends(metrics_reader)
 CALLER_RESPONSES: dict[int | str, dict[str, Any]] = {
     401: {"description": "an API key is required, or the one sent is not valid"},
     429: {

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from api import deliveries, signatures
 from api.auth import Guard
+from api.backpressure import Backpressure
 from api.errors import ApiError
 from api.inputs import DIAGNOSE
 from api.jobs import Jobs
@@ -54,16 +55,21 @@ class Service:
     jobs: Jobs
     guard: Guard
     metrics: Metrics
+    backpressure: Backpressure
 
-    def repo(self, requested: str | None) -> str:
-        """The repository a request names, or the only one configured."""
+    def repo(self, requested: str | None, *, reveal: bool = True) -> str:
+        """The repository a request names, or the only one configured. `reveal`: the
+        error may list the configured repos (never to an unauthenticated caller)."""
         names = self.workspaces.names()
+        listed = ", ".join(names) if reveal else ""
         if requested is None:
             if len(names) == 1:
                 return names[0]
-            raise ApiError(422, f'name a repo (?repo= or "repo"): one of {", ".join(names)}')
+            known = f"one of {listed}" if reveal else "GET /repos lists them, with a key"
+            raise ApiError(422, f'name a repo (?repo= or "repo"): {known}')
         if requested not in names:
-            raise ApiError(404, f"no repo named {requested!r}; configured: {', '.join(names)}")
+            known = f"configured: {listed}" if reveal else "GET /repos lists them, with a key"
+            raise ApiError(404, f"no repo named {requested!r}; {known}")
         return requested
 
     def submit(self, repo: str, report: ReportIn) -> Accepted:

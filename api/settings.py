@@ -68,6 +68,30 @@ class ServiceSettings(Settings):
     """Stored inputs, events and findings past this size go, oldest first (0: no cap)."""
     cors_origins: Keys = ()
     """Origins allowed by CORS; none (the default) turns CORS off."""
+    metrics_public: bool = False
+    """`GET /metrics` without a key when keys are set. Off: the job counts, queue depth
+    and token totals are the service's business, and Prometheus sends a key as easily
+    (`authorization: {credentials: KEY}` in its scrape config)."""
+    docs_public: bool = True
+    """`/docs`, `/redoc` and `/openapi.json` without a key when keys are set. On: the
+    schema holds no configured value (no repo, key or secret) and says no more than the
+    public source; and a browser opening `/docs` cannot send a key, so off means no
+    Swagger UI except through a proxy that adds one."""
+    auth_failures_per_minute: int = Field(default=20, gt=0)
+    """Failed authentications (missing or wrong key, bad webhook signature or token) a
+    client address may make in a minute; past it every request from that address gets
+    429, a correct key too, until a minute after its first counted failure. 20: a person
+    retyping a key or a sender with a wrong secret sees the 401s first, and a key
+    guesser gets 28,800 guesses a day, nothing against a random 128-bit key."""
+    webhook_rate_limit_per_minute: int = Field(default=60, gt=0)
+    """Deliveries a minute per client address and webhook route (bursts of as many),
+    checked before the body is read. 60: one a second from one sender, far above the
+    diagnoses the queue finishes (`DIAGNOSER_JOB_CONCURRENCY` at a time, seconds each)."""
+    max_queued_jobs: int = Field(default=200, gt=0)
+    """Jobs waiting on the queue past which new work is refused (503 + `Retry-After`;
+    webhooks per route, see `api/backpressure.py`). 200: at the ~7 jobs/s drain issue 23
+    measured (fake model) that is ~30 s of work; with a real model, two at a time, it is
+    hours, and a report queued deeper is stale before it is read."""
 
     @field_validator("api_keys", "cors_origins", mode="before")
     @classmethod

@@ -55,6 +55,10 @@ OPENAPI_BODY: dict[str, Any] = {
         413: {"description": "the body is over the size limit"},
         415: {"description": "the body is neither application/json nor text/plain"},
         422: {"description": "the report is not valid; the message says what to fix"},
+        503: {
+            "description": "the queue is full (`DIAGNOSER_MAX_QUEUED_JOBS`); nothing stored",
+            "headers": {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}},
+        },
     },
     openapi_extra=OPENAPI_BODY,
 )
@@ -71,6 +75,7 @@ async def diagnose(
     """Diagnose a report: JSON `{"repo", "report": ReportIn}`, or a `text/plain` body with
     `?repo=`. Answers 202 with the job; an identical report (same repo and fingerprint)
     while its job runs, or within the dedupe window after, gets that job (`attached`)."""
+    await service.backpressure.admit()  # before the body is read
     name, report = await _parse(request, repo, service)
     accepted = await run_in_threadpool(service.submit, service.repo(name), report)
     done = await _wait(service, accepted.job_id, min(wait, service.settings.max_wait_seconds))

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Header, Path, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from api.backpressure import SlotStream
 from api.deps import CALLER_RESPONSES, Caller, ServiceDep
 from api.schemas import TERMINAL, EventOut, JobOut
 from api.service import Service
@@ -21,6 +22,7 @@ KEEPALIVE_SECONDS = 15.0
 """A comment line this often keeps proxies from closing a quiet stream."""
 EVENT_STREAM = "text/event-stream"
 JobId = Annotated[str, Path(max_length=64)]
+RETRY_AFTER = {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}}
 
 
 @router.get("/{job_id}", response_model=JobOut, responses={404: {"description": "no such job"}})
@@ -35,6 +37,8 @@ async def get_job(job_id: JobId, service: ServiceDep, _caller: Caller) -> JobOut
     responses={
         200: {"content": {EVENT_STREAM: {"schema": {"type": "string"}}}},
         404: {"description": "no such job"},
+        429: {"description": "too many live streams of this job", "headers": RETRY_AFTER},
+        503: {"description": "too many live streams in all", "headers": RETRY_AFTER},
     },
 )
 async def get_events(
@@ -45,13 +49,15 @@ async def get_events(
     last_event_id: Annotated[int | None, Header(include_in_schema=False)] = None,
 ) -> list[EventOut] | StreamingResponse:
     """The pipeline's events so far; with `Accept: text/event-stream`, streamed live
-    until the job ends (resumes after `Last-Event-ID`)."""
+    until the job ends (resumes after `Last-Event-ID`; capped per job and in all,
+    `api/backpressure.py`)."""
     await run_in_threadpool(service.job, job_id)  # 404 before any stream starts
     if EVENT_STREAM in request.headers.get("accept", ""):
         after = last_event_id if last_event_id is not None else -1
-        return StreamingResponse(
+        return SlotStream(
             _stream(service, job_id, after, request), media_type=EVENT_STREAM,
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            slot=service.backpressure.open_stream(job_id),
         )  # fmt: skip
     return await run_in_threadpool(service.store.events, job_id)
 

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from api.deps import ServiceDep, read_body
+from api.deps import ServiceDep, client_address, read_body
 from api.schemas import WebhookAck, sample
 from diagnoser.constants import MAX_PAYLOAD_BYTES
 
@@ -24,6 +24,14 @@ RESPONSES: dict[int | str, dict[str, object]] = {
     403: {"description": "this webhook is not configured"},
     404: {"description": "no such repo"},
     413: {"description": "the body is over the size limit"},
+    429: {
+        "description": "this address's delivery limit, or too many failed signatures",
+        "headers": {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}},
+    },
+    503: {
+        "description": "the queue is full (senders that retry: Rollbar, Standard Webhooks)",
+        "headers": {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}},
+    },
 }
 Repo = Annotated[str | None, Query(max_length=64, description="a configured repo")]
 Token = Annotated[str, Path(max_length=256)]
@@ -32,11 +40,17 @@ Token = Annotated[str, Path(max_length=256)]
 async def _deliver(
     request: Request, service: ServiceDep, route: str, repo: str | None, token: str | None = None
 ) -> JSONResponse:
-    name = service.repo(repo)
-    body = await read_body(request, MAX_PAYLOAD_BYTES)
-    status, ack = await run_in_threadpool(
-        lambda: service.deliver(route, repo=name, headers=request.headers, body=body, token=token)
-    )
+    address = client_address(request)
+    service.guard.admit_webhook(route, address)  # before the body is read
+    await service.backpressure.admit_webhook(route)
+    with service.guard.counting_failures(address):  # a bad signature or token
+        name = service.repo(repo, reveal=service.guard.open)
+        body = await read_body(request, MAX_PAYLOAD_BYTES)
+        status, ack = await run_in_threadpool(
+            lambda: service.deliver(
+                route, repo=name, headers=request.headers, body=body, token=token
+            )
+        )
     return JSONResponse(ack.model_dump(mode="json"), status_code=status)
 
 

@@ -144,8 +144,9 @@ PROTECTED = (
     ("GET", "/findings/nope"),
     ("GET", "/repos"),
     ("GET", "/repos/demo/map"),
+    ("GET", "/metrics"),  # DIAGNOSER_METRICS_PUBLIC is off by default
 )
-OPEN = ("/healthz", "/readyz", "/metrics", "/docs", "/redoc", "/openapi.json")
+OPEN = ("/healthz", "/readyz", "/docs", "/redoc", "/openapi.json")
 CRASH = (SAMPLES / "android_logcat_open_shared.txt").read_text()
 
 

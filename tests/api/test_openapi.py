@@ -42,6 +42,11 @@ def _settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ServiceSetting
         # Every request should reach its route: the limiter would answer most of them
         # 429 after the first few hundred (429 itself is documented, see below).
         "rate_limit_per_minute": 10_000_000,
+        # Likewise the throttles (schemathesis sends wrong keys and signatures on
+        # purpose) and the queue limit (a 503 would read as a server error).
+        "auth_failures_per_minute": 10_000_000,
+        "webhook_rate_limit_per_minute": 10_000_000,
+        "max_queued_jobs": 10_000_000,
         "api_keys": (API_KEY,),
         **SECRETS,
     }

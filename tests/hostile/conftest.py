@@ -3,3 +3,5 @@ behind innocent names, malformed and oversized input, poisoned caches, killed ru
 
 Each test asserts the defended behaviour; the whole suite stays under a minute.
 """
+
+from tests.api.conftest import database_url, service_settings  # noqa: F401  (fixtures)
