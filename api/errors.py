@@ -23,12 +23,14 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 
 from api.schemas import Problem
-from api.server import BODY_TIMED_OUT
+from api.server import BODY_TIMED_OUT, SERVER_LOG
 from diagnoser import ConfigError, DiagnoserError, PathRefused, ToolError
 from diagnoser.errors import UnknownRepo
 from diagnoser.intake import IntakeError, PayloadTooLarge
 
 log = logging.getLogger(__name__)
+connections = logging.getLogger(SERVER_LOG)
+"""Where a client that left is said: uvicorn's log, as the server's own events."""
 
 STATUS: tuple[tuple[type[DiagnoserError], int], ...] = (
     (PayloadTooLarge, 413),
@@ -124,9 +126,9 @@ async def _client_left(request: Request, _exc: ClientDisconnect) -> JSONResponse
     client = request.client.host if request.client else "a client"
     where = f"{request.method} {request.url.path}"
     if request.scope.get(BODY_TIMED_OUT):
-        log.info("%s from %s: the body timeout cut the request off", where, client)
+        connections.info("%s from %s: the body timeout cut the request off (408)", where, client)
         return problem(408, "the request body took too long")
-    log.info("%s from %s: the client closed the connection before the whole body", where, client)
+    connections.info("%s from %s: the client left before the whole body (499)", where, client)
     return problem(CLIENT_CLOSED, "the client closed the connection before the whole body")
 
 

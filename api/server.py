@@ -29,6 +29,7 @@ import ipaddress
 import json
 import logging
 import resource
+import time
 from asyncio import TimerHandle
 from dataclasses import dataclass
 from typing import Any, cast
@@ -42,7 +43,12 @@ from uvicorn.server import ServerState
 from api.settings import ServiceSettings
 from diagnoser import ConfigError
 
-log = logging.getLogger(__name__)
+SERVER_LOG = "uvicorn.error"
+"""The server's own log: uvicorn formats it and filters it by `--log-level`."""
+log = logging.getLogger(SERVER_LOG)
+LOG_EVERY_SECONDS = 10.0
+"""At most one line per kind of refusal in this long, with the count of the others: a
+flood of refused connections must not become a flood of log lines."""
 RESERVED_FILES = 128
 """Descriptors kept for everything but client connections: the database pools (ours and
 DBOS's), SQLite's journal files, the repo files the tools read, the log, the metrics
@@ -134,6 +140,28 @@ def connection_cap(wanted: int) -> int:
     return cap
 
 
+class _Throttled:
+    """A log line of one kind at most every `LOG_EVERY_SECONDS`, saying how many it held."""
+
+    def __init__(self, level: int) -> None:
+        self.level, self.last, self.held = level, float("-inf"), 0
+
+    def __call__(self, message: str, *args: object) -> None:
+        now = time.monotonic()
+        if now - self.last < LOG_EVERY_SECONDS:
+            self.held += 1
+            return
+        more = f" (and {self.held} more in the last {now - self.last:.0f} s)" if self.held else ""
+        log.log(self.level, message + more, *args)
+        self.last, self.held = now, 0
+
+
+_FULL = _Throttled(logging.WARNING)
+_CROWDED = _Throttled(logging.WARNING)
+_TOO_LARGE = _Throttled(logging.WARNING)
+_LATE = _Throttled(logging.INFO)
+
+
 class HeadersTooLarge(Exception):
     """Raised in a parser callback; httptools wraps it (as the error's `__context__`)."""
 
@@ -170,7 +198,7 @@ class BoundedProtocol(HttpToolsProtocol):
 
     def _refusal(self, transport: asyncio.Transport) -> str | None:
         if len(self.connections) >= self.limits.max_connections:
-            log.warning("connection refused: %d open", len(self.connections))
+            _FULL("connection refused: %d open", len(self.connections))
             return "too many connections; try again later"
         client = get_remote_addr(transport)
         host = client[0] if client else ""
@@ -178,7 +206,7 @@ class BoundedProtocol(HttpToolsProtocol):
             return None
         same = sum(1 for c in self.connections if (getattr(c, "client", None) or ("",))[0] == host)
         if same >= self.limits.max_per_address:
-            log.warning("connection from %s refused: %d open from this address", host, same)
+            _CROWDED("connection from %s refused: %d open from this address", host, same)
             return f"too many connections from this address ({same}); try again later"
         return None
 
@@ -255,7 +283,7 @@ class BoundedProtocol(HttpToolsProtocol):
 
     def _headers_too_large(self) -> None:
         limit = self.limits.max_header_bytes
-        log.warning("%s: request headers over %d bytes: refused", self._who(), limit)
+        _TOO_LARGE("%s: request headers over %d bytes: refused (431)", self._who(), limit)
         self._close_with(431, f"the request line and headers are over {limit:,} bytes")
 
     def _header_late(self) -> None:
@@ -266,7 +294,7 @@ class BoundedProtocol(HttpToolsProtocol):
             self.transport.close()  # never sent a byte (a browser's preconnect, a scan)
             return
         seconds = self.limits.header_timeout
-        log.info("%s: request headers not complete after %g s: closed", self._who(), seconds)
+        _LATE("%s: request headers not complete after %g s: closed (408)", self._who(), seconds)
         self._close_with(408, f"the request headers took over {seconds:g} s")
 
     def _body_late(self) -> None:

@@ -224,6 +224,7 @@ def test_a_client_leaving_mid_body_is_a_499_not_a_traceback(
         time.sleep(0.2)
     assert 'status="500"' not in _metrics(server)
     assert "Traceback" not in server.output
+    assert server.output.count(f"POST {path} from 127.0.0.1: the client left") == 1
 
 
 @pytest.fixture(scope="module")
