@@ -12,7 +12,8 @@ Per connection (`BoundedProtocol`):
   first byte, the whole body within `DIAGNOSER_BODY_TIMEOUT_SECONDS` of the headers'
   end; else 408 and closed (a connection that never sent a byte is closed silently).
 - at most `DIAGNOSER_MAX_CONNECTIONS` open at once and `…_PER_ADDRESS` from one client
-  address (trusted proxies excepted): past either, 503 at once and closed. The cap is
+  address (trusted proxies excepted): past either, 503 at once and closed (a client whose
+  request arrived before the close may see a reset instead). The cap is
   kept below the process's file limit (raised to its hard limit when needed), so the
   server never runs out of descriptors to accept `/healthz`.
 
@@ -117,27 +118,41 @@ def server_config(
 
 
 def connection_cap(wanted: int) -> int:
-    """`wanted`, or less to keep `RESERVED_FILES` below the file limit (the soft limit is
-    raised towards the hard one first); ConfigError when that leaves too few."""
+    """`wanted`, or less to fit the file limit, whose soft value is raised towards the hard
+    one first; ConfigError when that leaves too few."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    needed = wanted + RESERVED_FILES
-    if soft != resource.RLIM_INFINITY and soft < needed:
-        raised = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+    raised = raised_soft_limit(wanted, soft=soft, hard=hard)
+    if raised != soft:
         resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
-        soft = raised
+    cap = fitted_cap(wanted, raised)
+    if cap < wanted:
+        log.warning(
+            "DIAGNOSER_MAX_CONNECTIONS lowered from %d to %d: the file limit is %d (ulimit -n)",
+            wanted, cap, raised,
+        )  # fmt: skip
+    return cap
+
+
+def raised_soft_limit(wanted: int, *, soft: int, hard: int) -> int:
+    """The soft file limit to set for `wanted` connections and `RESERVED_FILES`: as is
+    when enough, else as close to enough as the hard limit allows."""
+    needed = wanted + RESERVED_FILES
     if soft == resource.RLIM_INFINITY or soft >= needed:
+        return soft
+    return needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+
+
+def fitted_cap(wanted: int, soft: int) -> int:
+    """`wanted`, or what `soft` descriptors leave after `RESERVED_FILES`; ConfigError when
+    that is under `MIN_CONNECTIONS`."""
+    if soft == resource.RLIM_INFINITY or soft - RESERVED_FILES >= wanted:
         return wanted
-    cap = soft - RESERVED_FILES
-    if cap < MIN_CONNECTIONS:
+    if soft - RESERVED_FILES < MIN_CONNECTIONS:
         raise ConfigError(
             f"the file limit is {soft} (ulimit -n): raise it to at least "
             f"{MIN_CONNECTIONS + RESERVED_FILES} to serve"
         )
-    log.warning(
-        "DIAGNOSER_MAX_CONNECTIONS lowered from %d to %d: the file limit is %d (ulimit -n)",
-        wanted, cap, soft,
-    )  # fmt: skip
-    return cap
+    return soft - RESERVED_FILES
 
 
 class _Throttled:
