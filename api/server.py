@@ -197,6 +197,8 @@ class BoundedProtocol(HttpToolsProtocol):
         self.reading_headers = True
         self.header_bytes = 0  # received while the headers are not complete
         self.parsed_bytes = 0  # URL and headers the parser has handed over
+        self.header_started = 0.0  # loop time the current headers' clock started
+        self.body_started: float | None = None  # loop time of the headers' end, body pending
         self.header_timer: TimerHandle | None = None
         self.body_timer: TimerHandle | None = None
 
@@ -209,7 +211,10 @@ class BoundedProtocol(HttpToolsProtocol):
             transport.close()
             return
         super().connection_made(transport)
-        self.header_timer = self.loop.call_later(self.limits.header_timeout, self._header_late)
+        self.header_started = self.loop.time()  # armed now: a silent client sends no read
+        self.header_timer = self.loop.call_at(
+            self.header_started + self.limits.header_timeout, self._header_late
+        )
 
     def _refusal(self, transport: asyncio.Transport) -> str | None:
         if len(self.connections) >= self.limits.max_connections:
@@ -253,13 +258,25 @@ class BoundedProtocol(HttpToolsProtocol):
             self.header_bytes += len(data)
             if self.header_bytes > self.limits.max_header_bytes:
                 self._headers_too_large()
+                return
+        self._arm_timers()
+
+    def _arm_timers(self) -> None:
+        """Timers only for a request this read left unfinished: most arrive whole in one
+        read, and a timer armed and cancelled per request costs the loop."""
+        if self.reading_headers and self.header_timer is None:
+            deadline = self.header_started + self.limits.header_timeout
+            self.header_timer = self.loop.call_at(deadline, self._header_late)
+        if self.body_started is not None and self.body_timer is None:
+            deadline = self.body_started + self.limits.body_timeout
+            self.body_timer = self.loop.call_at(deadline, self._body_late)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self.reading_headers = True
         self.header_bytes = self.parsed_bytes = 0
-        if self.header_timer is None:
-            self.header_timer = self.loop.call_later(self.limits.header_timeout, self._header_late)
+        if self.header_timer is None:  # else the connection's first request: from its start
+            self.header_started = self.loop.time()
 
     def on_url(self, url: bytes) -> None:
         self._parsed(len(url))
@@ -282,9 +299,10 @@ class BoundedProtocol(HttpToolsProtocol):
             self.header_timer = None
         super().on_headers_complete()
         if any(name in (b"content-length", b"transfer-encoding") for name, _ in self.headers):
-            self.body_timer = self.loop.call_later(self.limits.body_timeout, self._body_late)
+            self.body_started = self.loop.time()
 
     def on_message_complete(self) -> None:
+        self.body_started = None
         if self.body_timer is not None:
             self.body_timer.cancel()
             self.body_timer = None
