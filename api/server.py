@@ -196,7 +196,7 @@ class BoundedProtocol(HttpToolsProtocol):
         self.refused = False
         self.reading_headers = True
         self.header_bytes = 0  # received while the headers are not complete
-        self.parsed_bytes = 0  # URL and headers the parser has handed over
+        self.read_size = 0  # of the read being parsed
         self.header_started = 0.0  # loop time the current headers' clock started
         self.body_started: float | None = None  # loop time of the headers' end, body pending
         self.header_timer: TimerHandle | None = None
@@ -235,10 +235,12 @@ class BoundedProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        """uvicorn's, with the header limit (counted here and in the callbacks)."""
+        """uvicorn's, with the header limit: the bytes of reads that end with the headers
+        unfinished are counted here, headers parsed whole from one read when they end."""
         if self.refused or self.parser is None:
             return
         self._unset_keepalive_if_required()
+        self.read_size = len(data)
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
@@ -259,7 +261,10 @@ class BoundedProtocol(HttpToolsProtocol):
             if self.header_bytes > self.limits.max_header_bytes:
                 self._headers_too_large()
                 return
-        self._arm_timers()
+        if (self.reading_headers and self.header_timer is None) or (
+            self.body_started is not None and self.body_timer is None
+        ):
+            self._arm_timers()
 
     def _arm_timers(self) -> None:
         """Timers only for a request this read left unfinished: most arrive whole in one
@@ -274,32 +279,25 @@ class BoundedProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self.reading_headers = True
-        self.header_bytes = self.parsed_bytes = 0
+        self.header_bytes = 0
         if self.header_timer is None:  # else the connection's first request: from its start
             self.header_started = self.loop.time()
 
-    def on_url(self, url: bytes) -> None:
-        self._parsed(len(url))
-        super().on_url(url)
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self._parsed(len(name) + len(value) + 4)  # ": " and CRLF
-        super().on_header(name, value)
-
-    def _parsed(self, size: int) -> None:
-        self.parsed_bytes += size
-        if self.parsed_bytes > self.limits.max_header_bytes:
-            raise HeadersTooLarge
-
     def on_headers_complete(self) -> None:
+        limit = self.limits.max_header_bytes
+        if self.header_bytes + self.read_size > limit and self._header_size() > limit:
+            raise HeadersTooLarge  # whole in this read: the count after it would miss them
         self.reading_headers = False
         self.header_bytes = 0
         if self.header_timer is not None:
             self.header_timer.cancel()
             self.header_timer = None
         super().on_headers_complete()
-        if any(name in (b"content-length", b"transfer-encoding") for name, _ in self.headers):
-            self.body_started = self.loop.time()
+        self.body_started = self.loop.time()  # unset by on_message_complete if no body
+
+    def _header_size(self) -> int:
+        """The request line and headers as parsed (CRLFs and ": " counted)."""
+        return len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
 
     def on_message_complete(self) -> None:
         self.body_started = None
@@ -323,7 +321,7 @@ class BoundedProtocol(HttpToolsProtocol):
         self.header_timer = None
         if self.transport.is_closing():
             return
-        if self.header_bytes == 0 and self.parsed_bytes == 0 and self.cycle is None:
+        if self.header_bytes == 0 and self.cycle is None:
             self.transport.close()  # never sent a byte (a browser's preconnect, a scan)
             return
         seconds = self.limits.header_timeout

@@ -135,6 +135,14 @@ def test_a_one_megabyte_header_is_refused(server: Server) -> None:
     assert reply == b"" or reply.startswith(b"HTTP/1.1 431"), reply[:200]
 
 
+def test_many_headers_complete_in_one_send_are_refused(server: Server) -> None:
+    headers = b"".join(b"X-H%d: %s\r\n" % (n, b"a" * 1000) for n in range(100))
+    with _connect(server.port) as sock:
+        _send(sock, b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n")
+        reply = _reply(sock)
+    assert reply == b"" or reply.startswith(b"HTTP/1.1 431"), reply[:200]
+
+
 def test_unfinished_large_headers_do_not_grow_memory(server: Server) -> None:
     before = _rss(server.process.pid)
     streams = [_connect(server.port) for _ in range(STREAMS)]
