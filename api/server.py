@@ -7,7 +7,8 @@ service facing a hostile network needs on its own (a reverse proxy in front stil
 Per connection (`BoundedProtocol`):
 - request line + headers at most `DIAGNOSER_MAX_HEADER_BYTES`, else 431 and closed.
   httptools has no limit of its own and keeps a header it has not finished in memory;
-  uvicorn's h11 has one, but costs reports/s, so this counts bytes around httptools.
+  uvicorn's h11 has one, but took +60% server CPU on `/healthz` (docs/benchmarks.md,
+  "Connection bounds"), so this counts bytes around httptools (~4 µs a request).
 - headers within `DIAGNOSER_HEADER_TIMEOUT_SECONDS` of the connection's or the request's
   first byte, the whole body within `DIAGNOSER_BODY_TIMEOUT_SECONDS` of the headers'
   end; else 408 and closed (a connection that never sent a byte is closed silently).
