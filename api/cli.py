@@ -19,6 +19,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from types import FrameType
+from typing import Any
 
 import uvicorn
 from pydantic import ValidationError
@@ -26,6 +27,7 @@ from sqlalchemy.engine import make_url
 
 from api import workers
 from api.app import build_service, create_app
+from api.server import connection_limits, server_config
 from api.settings import ServiceSettings, load_service_settings
 from diagnoser import ConfigError
 from diagnoser.cli import EXIT_USAGE
@@ -87,6 +89,7 @@ def serve(argv: Sequence[str]) -> int:
     metrics = workers.metrics_directory() if args.workers > 1 else None
     try:
         settings = with_flags(load_service_settings(), args)
+        limits = connection_limits(settings)
         service = build_service(settings)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -102,18 +105,17 @@ def serve(argv: Sequence[str]) -> int:
         )
         host = LOOPBACK
     print(banner(settings, host, args.port, args.workers), file=sys.stderr, flush=True)
+    common: dict[str, Any] = {
+        "host": host, "port": args.port, "log_level": args.log_level,
+        "access_log": args.log_level == "debug",
+    }  # fmt: skip
     if metrics is not None:
-        config = uvicorn.Config(
-            workers.WEB_APP, factory=True, workers=args.workers, host=host, port=args.port,
-            log_level=args.log_level, access_log=args.log_level == "debug",
-            timeout_worker_healthcheck=workers.HEALTHCHECK_SECONDS,
+        config = server_config(
+            workers.WEB_APP, settings, limits, factory=True, workers=args.workers,
+            timeout_worker_healthcheck=workers.HEALTHCHECK_SECONDS, **common,
         )  # fmt: skip
         return workers.run(service, config, metrics)
-    config = uvicorn.Config(
-        create_app(service=service), host=host, port=args.port, log_level=args.log_level,
-        access_log=args.log_level == "debug",
-    )  # fmt: skip
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(server_config(create_app(service=service), settings, limits, **common))
     _run(server)
     return 0 if server.started else 1
 

@@ -3,6 +3,8 @@
     DiagnoserError (diagnoser)        the domain's, mapped by `STATUS` below
     ApiError                          a request we refuse: its status and message
     RequestValidationError (FastAPI)  422, the message names each field to fix
+    ClientDisconnect (Starlette)      the client left mid-body: 499 (408 when the body
+                                      timeout cut it off), one log line
     anything else                     500 `INTERNAL_ERROR`, logged, never a traceback
 
 Every answer is `{"detail": "…"}` (`Problem`): one line saying what went wrong and what
@@ -18,13 +20,17 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 
 from api.schemas import Problem
+from api.server import BODY_TIMED_OUT, SERVER_LOG
 from diagnoser import ConfigError, DiagnoserError, PathRefused, ToolError
 from diagnoser.errors import UnknownRepo
 from diagnoser.intake import IntakeError, PayloadTooLarge
 
 log = logging.getLogger(__name__)
+connections = logging.getLogger(SERVER_LOG)
+"""Where a client that left is said: uvicorn's log, as the server's own events."""
 
 STATUS: tuple[tuple[type[DiagnoserError], int], ...] = (
     (PayloadTooLarge, 413),
@@ -41,6 +47,9 @@ failure may have come before it was stored (a 500 once said "nothing was lost" t
 MAX_DETAILS = 5
 """Validation problems listed in one message."""
 PROBLEM_REF = "#/components/schemas/Problem"
+CLIENT_CLOSED = 499
+"""nginx's status for a client that closed the connection before the answer: no one reads
+it, but the metrics count it apart from the server's own errors (500)."""
 FASTAPI_ERROR_SCHEMAS = ("HTTPValidationError", "ValidationError")
 """FastAPI's own 422 body (a list of errors), which this service never sends."""
 
@@ -76,6 +85,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(DiagnoserError, _domain_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
+    app.add_exception_handler(ClientDisconnect, _client_left)  # type: ignore[arg-type]
     app.add_exception_handler(Exception, _unexpected)
 
 
@@ -112,6 +122,17 @@ def describe(errors: object) -> str:
 async def _http_error(_request: Request, exc: HTTPException) -> JSONResponse:
     detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
     return problem(exc.status_code, detail, getattr(exc, "headers", None))
+
+
+async def _client_left(request: Request, _exc: ClientDisconnect) -> JSONResponse:
+    """A normal event (a closed laptop, a sender's timeout) or the body timeout: one line."""
+    client = request.client.host if request.client else "a client"
+    where = f"{request.method} {request.url.path}"
+    if request.scope.get(BODY_TIMED_OUT):
+        connections.info("%s from %s: the body timeout cut the request off (408)", where, client)
+        return problem(408, "the request body took too long")
+    connections.info("%s from %s: the client left before the whole body (499)", where, client)
+    return problem(CLIENT_CLOSED, "the client closed the connection before the whole body")
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

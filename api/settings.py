@@ -9,6 +9,7 @@ line naming the variable.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import os
 from pathlib import Path
 from typing import Annotated
@@ -92,8 +93,29 @@ class ServiceSettings(Settings):
     webhooks per route, see `api/backpressure.py`). 200: at the ~7 jobs/s drain issue 23
     measured (fake model) that is ~30 s of work; with a real model, two at a time, it is
     hours, and a report queued deeper is stale before it is read."""
+    max_header_bytes: int = Field(default=64 * 1024, ge=1024)
+    """Request line + headers of one request; past it 431. 64 KiB: browsers and webhook
+    senders send a few KiB; nginx's largest default header buffers total 32 KiB."""
+    header_timeout_seconds: float = Field(default=10.0, gt=0)
+    """From a connection's or request's first byte to its headers' end; past it 408. A real
+    client sends its headers in one packet; 10 s leaves a slow link a few retransmissions
+    and bounds what one slowloris connection holds."""
+    body_timeout_seconds: float = Field(default=60.0, gt=0)
+    """From the headers' end to the whole body's end; past it 408. A deadline, not a
+    minimum rate: a rate lets a client at that rate hold a connection as long as it
+    likes, a deadline bounds every connection. 60 s takes the largest body (5 MB) at
+    ~85 KB/s."""
+    max_connections: int = Field(default=1000, gt=0)
+    """Connections open at once in one process; past it 503. Lowered, with a warning, to
+    fit below the file limit (`ulimit -n`)."""
+    max_connections_per_address: int = Field(default=100, gt=0)
+    """Connections open at once from one client address (trusted proxies excepted); past
+    it 503. 100 is httpx's default pool: one well-behaved client never needs more."""
+    trusted_proxies: Keys = ()
+    """Proxies (comma-separated IPs or CIDRs) whose `X-Forwarded-For` names the client;
+    none (the default): proxy headers are ignored and the caller is the socket's peer."""
 
-    @field_validator("api_keys", "cors_origins", mode="before")
+    @field_validator("api_keys", "cors_origins", "trusted_proxies", mode="before")
     @classmethod
     def _split(cls, value: object) -> object:
         if isinstance(value, str):
@@ -106,6 +128,16 @@ class ServiceSettings(Settings):
         for key in value:
             if key.startswith(HASH_PREFIX) and len(key) != len(HASH_PREFIX) + 64:
                 raise ValueError("a hashed key is 'sha256:' and 64 hex digits")
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for proxy in value:
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise ValueError(f"{proxy!r} is not an IP address or network") from None
         return value
 
     @field_validator("standard_webhook_secret")

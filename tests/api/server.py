@@ -16,7 +16,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,15 +92,22 @@ class Server:
 
 @contextmanager
 def serve(
-    settings: Mapping[str, str], *, log: Path, args: Sequence[str] = (), port: int | None = None
+    settings: Mapping[str, str],
+    *,
+    log: Path,
+    args: Sequence[str] = (),
+    port: int | None = None,
+    preexec: Callable[[], None] | None = None,
 ) -> Iterator[Server]:
     """A running `diagnoser serve` on a free loopback port; killed at the end if it still
-    runs (a stopped one is continued first, or SIGKILL would wait for nothing)."""
+    runs (a stopped one is continued first, or SIGKILL would wait for nothing). `preexec`
+    runs in the child before the server starts (e.g. to lower its file limit)."""
     port = port or free_port()
     with log.open("ab") as sink:
         process = subprocess.Popen(
             command("serve", "--port", str(port), *args),
             cwd=ROOT, env=server_env(settings), stdout=sink, stderr=subprocess.STDOUT,
+            preexec_fn=preexec,  # noqa: PLW1509 - the tests' only use: a setrlimit call
         )  # fmt: skip
     client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60.0)
     try:

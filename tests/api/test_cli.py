@@ -52,6 +52,7 @@ BAD_SETTINGS = {
     "missing-key": ("DIAGNOSER_MODEL", "anthropic:claude-x", "needs ANTHROPIC_API_KEY (or "),
     "after-offline": ("DIAGNOSER_FALLBACK_MODELS", "test", "'test' comes after 'offline'"),
     "base-url": ("DIAGNOSER_MODEL_BASE_URL", "localhost:4000", "not an http(s) URL"),
+    "bad-proxy": ("DIAGNOSER_TRUSTED_PROXIES", "127.0.0.1,proxy", "'proxy' is not an IP address"),
     "offline-formatter": ("DIAGNOSER_FORMATTER_MODEL", "offline", "cannot be 'offline'"),
     "short-key-hash": ("DIAGNOSER_API_KEYS", "sha256:abc", "64 hex digits"),
     "no-settings-file": ("DIAGNOSER_SETTINGS_FILE", "/nonexistent.toml", "no such file"),
