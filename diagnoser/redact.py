@@ -20,6 +20,9 @@ _SECRET_QUERY = re.compile(
     re.IGNORECASE,
 )
 """A query parameter that carries a credential (`?password=…`, libpq's form)."""
+_AUTHORITY_END = re.compile(r"[/?#]")
+_USER = re.compile(r"[^:/]*[:/]")
+"""A user name and the character that ends it."""
 _MIN_SECRET = 3
 """Shorter pieces are not scrubbed from other text: `***` for every `a` or `:` in a
 message would hide the message, and such a password says little anyway."""
@@ -37,33 +40,44 @@ def redact_url(url: str) -> str:
 def secrets_of(url: str) -> list[str]:
     """The pieces of `url` that must not be shown: its password, as written and decoded,
     and the values of credential query parameters; longest first."""
-    _prefix, password, rest = _split(url)
+    prefix, password, rest = _split(url)
     pieces: set[str] = set()
     if password is not None:
         pieces |= {password, unquote(password)}
-        # a parser that splits at the first `@` takes `pw@@host` as password `pw`
-        pieces |= {part for part in password.split("@") if part}
+        if prefix:  # a parser that splits at the first `@` reads `pw@@host` as `pw`
+            pieces |= {part for part in password.split("@") if part}
     for match in _SECRET_QUERY.finditer(rest):
         pieces |= {match["value"], unquote(match["value"])}
     return sorted((p for p in pieces if len(p) >= _MIN_SECRET), key=len, reverse=True)
 
 
 def _split(url: str) -> tuple[str, str | None, str]:
-    """`url` as (what comes before the password, the password or None, what follows it).
-    The credentials run from `scheme://` to the LAST `@`: a password may hold `@` or
-    `/`, a user name (as SQLAlchemy reads it) neither `:` nor `/`. Without a scheme,
-    all that precedes the last `@` counts as the password."""
+    """`url` as (what comes before the password, the password or None, what follows).
+
+    The credentials run from `scheme://` to the LAST `@` (a password may hold `@` or
+    `/`); the user name ends at the first `:` or `/` (`alice/pw@db` is a slip for
+    `alice:pw@db`). SQLite URLs have credentials only before their first `/`. Without
+    any `@`, a port that is not a number may be a password (`alice:pw/db`). Text with
+    no `scheme://` cannot tell a host from a password: it is all hidden."""
     scheme = _SCHEME.match(url)
-    start = scheme.end() if scheme else 0
-    if "@" not in url[start:]:
-        return "", None, url
-    userinfo, _, location = url[start:].rpartition("@")
     if not scheme:
-        return "", userinfo, "@" + location
-    user, colon, password = userinfo.partition(":")
-    if not colon or "/" in user:  # no password, or an `@` in a path (`sqlite:///a@b`)
+        return "", url or None, ""
+    start = scheme.end()
+    rest = url[start:]
+    authority = _AUTHORITY_END.split(rest, maxsplit=1)[0]
+    sqlite = scheme.group().lower().startswith("sqlite")
+    if sqlite and "@" not in authority:
+        return "", None, url  # a path may hold `@`: `sqlite:////srv/a@b/x.db`
+    if "@" not in rest:
+        host, colon, port = authority.partition(":")
+        if not colon or port.isdigit() or host.startswith("["):
+            return "", None, url
+        return f"{url[:start]}{host}:", port, rest[len(authority) :]
+    userinfo = (authority if sqlite else rest).rpartition("@")[0]
+    user = _USER.match(userinfo)
+    if user is None or user.end() == len(userinfo):
         return "", None, url
-    return f"{url[:start]}{user}:", password, "@" + location
+    return url[: start + user.end()], userinfo[user.end() :], rest[len(userinfo) :]
 
 
 def scrub(text: str, *urls: str | None) -> str:
