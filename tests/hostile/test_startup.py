@@ -173,7 +173,8 @@ def _wait_until_loaded(process: subprocess.Popen[str], library: str) -> None:
 def test_ctrl_c_while_the_modules_load_is_one_line(
     tmp_path: Path, args: list[str], when: str
 ) -> None:
-    assert SCRIPT.exists(), f"{SCRIPT}: install the project (pip install -e .)"
+    installed = SCRIPT.read_text() if SCRIPT.exists() else ""
+    assert "diagnoser_entry" in installed, f"{SCRIPT} is out of date: pip install -e ."
     process = subprocess.Popen(
         [str(SCRIPT), *args], cwd=ROOT, env=server_env({"DIAGNOSER_HOME": str(tmp_path)}),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
