@@ -57,6 +57,29 @@ def test_serve_never_prints_the_password_of_a_malformed_database_url(
     assert err.startswith("error: DIAGNOSER_DATABASE_URL")
 
 
+MODEL_URLS = {
+    "not-http": {"DIAGNOSER_MODEL_BASE_URL": "ftp://u:{}@h/v1"},
+    "unreachable": {
+        "DIAGNOSER_MODEL_BASE_URL": "http://u:{}@127.0.0.1:1/v1",
+        "DIAGNOSER_MODEL": "openai:gpt-4o",
+        "OPENAI_API_KEY": "sk-test",
+    },
+}
+"""Model base URLs with a password `{}`: refused by the settings, or probed and refused."""
+
+
+@pytest.mark.parametrize("name", MODEL_URLS)
+@pytest.mark.parametrize("run", ["serve", "doctor"])
+def test_no_command_prints_the_password_of_a_model_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, run: str
+) -> None:
+    env = {key: value.replace("{}", _secret(name)) for key, value in MODEL_URLS[name].items()}
+    args = ["serve", "--port", str(free_port())] if run == "serve" else ["doctor"]
+    code, out, err = _in_process(monkeypatch, args, {"DIAGNOSER_HOME": str(tmp_path), **env})
+    assert _secret(name) not in out + err and "u:***@" in out + err
+    assert code == (EXIT_USAGE if run == "serve" else EXIT_FAILED)
+
+
 def test_diagnoser_serve_as_started_prints_one_line_without_the_password(tmp_path: Path) -> None:
     """The real command, where a log handler or a warning could still print the URL."""
     probes = ("double-at", "unknown-driver")  # a traceback with the password before
