@@ -38,7 +38,7 @@ from api.settings import ServiceSettings, load_service_settings
 from api.store import Store
 from diagnoser.models import RoleModels, check_endpoints, resolve_models
 from diagnoser.registry import Workspaces
-from diagnoser.settings import default_database_url
+from diagnoser.settings import check_data_home, default_database_url
 from repomap import data_home
 
 log = logging.getLogger(__name__)
@@ -69,6 +69,7 @@ def build_service(
     models = resolve_models(settings) if runner else RoleModels()
     if probe_endpoints:
         check_endpoints(models)
+    check_data_home()  # the default database, DBOS and the repo maps' caches live there
     url = normalise_url(settings.database_url or default_database_url())
     engine = connect(url)
     if runner:

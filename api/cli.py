@@ -23,7 +23,6 @@ from typing import Any
 
 import uvicorn
 from pydantic import ValidationError
-from sqlalchemy.engine import make_url
 
 from api import workers
 from api.app import build_service, create_app
@@ -32,6 +31,7 @@ from api.settings import ServiceSettings, load_service_settings
 from diagnoser import ConfigError
 from diagnoser.cli import EXIT_USAGE
 from diagnoser.cli import main as diagnoser_main
+from diagnoser.redact import redact_url
 from diagnoser.settings import default_database_url
 
 SERVE = "serve"
@@ -173,7 +173,7 @@ def banner(settings: ServiceSettings, host: str, port: int, processes: int = 1) 
     return "\n".join([
         f"diagnoser: model {' → '.join((settings.model, *settings.fallback_models))}; "
         f"repos {repos}{web}",
-        f"database: {_redacted(database)}",
+        f"database: {redact_url(database)}",
         f"Swagger UI: {base}/docs",
         f"try it:     {curl}",
     ])  # fmt: skip
@@ -186,14 +186,6 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-def _redacted(url: str) -> str:
-    """A database URL without its password."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:
-        return "(unparsable URL)"
 
 
 if __name__ == "__main__":

@@ -15,9 +15,10 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import InvalidatePoolError, OperationalError
+from sqlalchemy.exc import InvalidatePoolError, NoSuchModuleError, SQLAlchemyError
 
 from diagnoser import ConfigError
+from diagnoser.redact import redact_url, scrub
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 SQLITE_BUSY_MS = 10_000
@@ -71,7 +72,8 @@ def connect(url: str, *, ping_idle_seconds: float = PING_IDLE_SECONDS) -> Engine
     try:
         parsed = make_url(url)
     except Exception:
-        raise ConfigError(f"DIAGNOSER_DATABASE_URL is not a database URL: {url!r}") from None
+        shown = redact_url(url)
+        raise ConfigError(f"DIAGNOSER_DATABASE_URL is not a database URL: {shown!r}") from None
     backend = parsed.get_backend_name()
     if backend not in ("sqlite", "postgresql"):
         raise ConfigError(
@@ -90,7 +92,15 @@ def connect(url: str, *, ping_idle_seconds: float = PING_IDLE_SECONDS) -> Engine
         options["connect_args"] = {"check_same_thread": False, "timeout": SQLITE_BUSY_MS / 1000}
     else:
         options.update(pool_size=POOL_SIZE, max_overflow=POOL_SIZE)
-    engine = create_engine(parsed, **options)
+    try:
+        engine = create_engine(parsed, **options)
+    except NoSuchModuleError:  # `postgresql+nodriver://`
+        raise ConfigError(
+            f"DIAGNOSER_DATABASE_URL: no driver {parsed.drivername!r} installed; "
+            f"use sqlite:/// or postgresql://"
+        ) from None
+    except (SQLAlchemyError, ValueError, TypeError) as exc:  # e.g. a bad query parameter
+        raise ConfigError(f"DIAGNOSER_DATABASE_URL: {scrub(_first_line(exc), url)}") from None
     _ping_when_idle(engine, ping_idle_seconds)
     if backend == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -144,6 +154,15 @@ def migrate(engine: Engine) -> None:
         with engine.begin() as connection:
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
-    except OperationalError as exc:
-        reason = str(exc.orig or exc).strip().splitlines()[0]
+    except (SQLAlchemyError, ValueError) as exc:  # its text may quote the URL: scrubbed
+        reason = scrub(_first_line(getattr(exc, "orig", None) or exc), _plain(engine))
         raise ConfigError(f"DIAGNOSER_DATABASE_URL: cannot use the database: {reason}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _plain(engine: Engine) -> str:
+    """The engine's URL with its password, for `scrub` to know what to hide."""
+    return engine.url.render_as_string(hide_password=False)

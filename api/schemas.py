@@ -64,11 +64,20 @@ def diagnose_examples() -> dict[str, dict[str, Any]]:
     }  # fmt: skip
 
 
+REPO_DESCRIPTION = (
+    "The configured repository to diagnose against (its name, as `GET /repos` lists). "
+    "Optional only when the service serves a single repository; with several, a report "
+    "that names none is refused with 422."
+)
+"""The schema marks `repo` optional, as it is for one repo: this says when it is not
+(`Service.repo`), on the JSON field and on the `?repo=` query parameter alike."""
+
+
 class DiagnoseIn(BaseModel):
     """A report to diagnose against one configured repository."""
 
     model_config = ConfigDict(extra="forbid")
-    repo: str | None = Field(default=None, max_length=64)
+    repo: str | None = Field(default=None, max_length=64, description=REPO_DESCRIPTION)
     """A configured repository (`GET /repos`); optional when only one is configured."""
     report: ReportIn
 

@@ -37,7 +37,7 @@ from diagnoser.intake import (
 from diagnoser.models import check_endpoints, resolve_models
 from diagnoser.pipeline import Event, State, diagnose
 from diagnoser.render import to_json, to_markdown, to_sarif_json
-from diagnoser.settings import Settings, default_database_url, load_settings
+from diagnoser.settings import Settings, check_data_home, default_database_url, load_settings
 from diagnoser.workspace import Workspace
 from repomap import RepoMapError
 from repomap.signals import run_stoppable
@@ -110,10 +110,14 @@ def _run(args: argparse.Namespace) -> int:
             print(f"FAIL settings: {exc}")
             return EXIT_FAILED
         return _usage(str(exc))
+    if args.command == "doctor":  # it reports a bad data directory as a failed check
+        return run_doctor(args, settings)
+    try:
+        check_data_home()
+    except ConfigError as exc:
+        return _usage(str(exc))
     if args.command == "repomap":
         return run_repomap(args, settings)
-    if args.command == "doctor":
-        return run_doctor(args, settings)
     return run_diagnose(args, settings)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import socket
 import sqlite3
 import urllib.error
@@ -23,7 +22,8 @@ from pathlib import Path
 
 from diagnoser.errors import ConfigError
 from diagnoser.models import OFFLINE, TRIAGE_NOT_OFFLINE, Endpoint, is_offline, resolve_model
-from diagnoser.settings import Settings
+from diagnoser.redact import redact_url, scrub
+from diagnoser.settings import Settings, check_data_home
 from repomap import DenyList, data_home
 from repomap.coverage import check_coverage
 from repomap.errors import InvalidRepoError
@@ -44,8 +44,6 @@ POSTGRES_PORT = 5432
 DATABASE_URL_SHAPE = (
     "set DIAGNOSER_DATABASE_URL to sqlite:///PATH or postgresql://USER@HOST:PORT/DB"
 )
-_PLAIN_PATH = re.compile(r"/?[\w.-]*")
-"""A database name shown as it is; anything stranger (a misplaced `user:pw@`) is not."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +100,10 @@ def check_grammars() -> Check:
 
 def check_data_directory(home: Path) -> Check:
     try:
-        home.mkdir(parents=True, exist_ok=True)
+        check_data_home(home)
+    except ConfigError as exc:
+        return Check("data directory", False, str(exc))
+    try:
         probe = home / PROBE_FILE
         probe.write_text("ok")
         probe.unlink()
@@ -113,13 +114,14 @@ def check_data_directory(home: Path) -> Check:
 
 def check_database(url: str) -> Check:
     """SQLite: the file opens (or its folder can hold it). PostgreSQL: the server accepts
-    a connection. No credential is ever shown, whatever the URL looks like: the detail
-    names only the scheme, host, port and path of a URL that parsed."""
+    a connection. No password is ever shown, whatever the URL looks like: the URL and
+    any error about it go through `diagnoser.redact`."""
     try:
         parts = urllib.parse.urlsplit(url)
         port = parts.port
     except ValueError:  # its message may quote the text around the port: a password
-        return Check("database", False, f"malformed URL (host or port); {DATABASE_URL_SHAPE}")
+        shown = redact_url(url)
+        return Check("database", False, f"malformed URL {shown!r}; {DATABASE_URL_SHAPE}")
     scheme = parts.scheme.split("+", 1)[0]
     if scheme == "sqlite":  # SQLAlchemy's form: sqlite:///relative or sqlite:////absolute
         path = parts.path[1:]
@@ -128,26 +130,33 @@ def check_database(url: str) -> Check:
         return _check_sqlite(Path(path))
     if scheme in ("postgresql", "postgres") and parts.netloc:
         host = parts.hostname or "localhost"
-        database = parts.path if _PLAIN_PATH.fullmatch(parts.path) else "/…"
-        shown = f"{scheme}://{host}:{port or POSTGRES_PORT}{database}"
+        shown = redact_url(url)
         try:
             socket.create_connection((host, port or POSTGRES_PORT), PROBE_TIMEOUT_SECONDS).close()
         except OSError as exc:
-            return Check("database", False, f"{shown}: unreachable: {exc.strerror or exc}")
+            reason = scrub(str(exc.strerror or exc), url)
+            return Check("database", False, f"{shown}: unreachable: {reason}")
         return Check("database", True, f"{shown}: accepts connections")
-    return Check("database", False, f"unsupported database URL; {DATABASE_URL_SHAPE}")
+    shown = redact_url(url)
+    return Check("database", False, f"unsupported database URL {shown!r}; {DATABASE_URL_SHAPE}")
 
 
 def _check_sqlite(path: Path) -> Check:
+    try:
+        return _sqlite_file(path)
+    except OSError as exc:  # a name too long for the file system, a folder that is a file…
+        return Check("database", False, f"{path}: {exc.strerror or exc}")
+
+
+def _sqlite_file(path: Path) -> Check:
     version = f"SQLite {sqlite3.sqlite_version}"
     if path.exists() and not path.is_file():  # a device or FIFO would hang or never end
         return Check("database", False, f"{path} is not a regular file")
     if not path.exists():
         folder = path.parent
         if not folder.is_dir():
-            return Check(
-                "database", False, f"{folder} does not exist (create it or change the URL)"
-            )
+            what = "is not a folder" if folder.exists() else "does not exist"
+            return Check("database", False, f"{folder} {what} (create it or change the URL)")
         writable = os.access(folder, os.W_OK)
         detail = f"{version}; {path} will be created" if writable else f"{folder} is not writable"
         return Check("database", writable, detail)
@@ -211,7 +220,7 @@ def check_model(role: str, model: str, *, endpoint: Endpoint | None = None) -> C
         return Check(role, True, f"{model!r} resolves (no network endpoint)")
     key = getattr(getattr(resolved, "client", None), "api_key", None)
     reachable, answer = probe(base_url, key=key if isinstance(key, str) else None)
-    return Check(role, reachable, f"{model!r} at {base_url}: {answer}")
+    return Check(role, reachable, f"{model!r} at {redact_url(base_url)}: {answer}")
 
 
 def probe(
@@ -220,7 +229,7 @@ def probe(
     """GET the endpoint's model list (`/models`), with the key when there is one. Any
     HTTP answer means the server is reachable; 401/403 to a key means it was refused."""
     if not base_url.startswith(("http://", "https://")):
-        return False, f"not an http(s) URL: {base_url}"
+        return False, f"not an http(s) URL: {redact_url(base_url)}"
     headers = {"Authorization": f"Bearer {key}", "x-api-key": key} if key else {}
     request = urllib.request.Request(base_url.rstrip("/") + "/models", headers=headers)
     try:
@@ -232,4 +241,4 @@ def probe(
             return False, f"reachable, but {said} (HTTP {exc.code})"
         return True, f"reachable (HTTP {exc.code})"
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        return False, f"unreachable: {getattr(exc, 'reason', exc)}"
+        return False, f"unreachable: {scrub(str(getattr(exc, 'reason', exc)), base_url)}"

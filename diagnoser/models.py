@@ -48,6 +48,7 @@ from diagnoser.constants import OFFLINE_MODEL
 from diagnoser.errors import ConfigError
 from diagnoser.intake.report import Report
 from diagnoser.offline import offline_model
+from diagnoser.redact import redact_url, scrub
 from diagnoser.settings import Settings
 from diagnoser.workspace import Workspace
 
@@ -346,7 +347,8 @@ def check_endpoints(models: RoleModels, *, timeout: float = CONNECT_SECONDS) -> 
         failure = unreachable(probe.url, timeout=timeout)
         if failure:
             raise ConfigError(
-                f"{probe.setting} {probe.spec!r}: {probe.url} is unreachable ({failure}); "
+                f"{probe.setting} {probe.spec!r}: {redact_url(probe.url)} is unreachable "
+                f"({scrub(failure, probe.url)}); "
                 f"check {probe.variable}"
             )
 

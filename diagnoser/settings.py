@@ -10,6 +10,7 @@ be an existing folder.
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 from pathlib import Path
@@ -22,8 +23,10 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from diagnoser import constants, funnel
 from diagnoser.errors import ConfigError
+from diagnoser.redact import redact_url
 from diagnoser.triage import TRIAGE_BELOW, TRIAGE_TIMEOUT_SECONDS
 from repomap import DEFAULT_DENY, DenyList, data_home, parse_patterns
+from repomap.constants import HOME_ENV_VAR
 
 Patterns = Annotated[tuple[str, ...], NoDecode]
 """Deny patterns; `NoDecode` so the validator, not pydantic-settings' JSON-only decoding,
@@ -142,7 +145,7 @@ class Settings(BaseSettings):
     @classmethod
     def _url(cls, value: str | None) -> str | None:
         if value is not None and not is_http_url(value):
-            raise ValueError(f"not an http(s) URL with a host: {value!r}")
+            raise ValueError(f"not an http(s) URL with a host: {redact_url(value)!r}")
         return value
 
     @field_validator("repos", mode="before")
@@ -231,6 +234,24 @@ def parse_repos(text: str) -> dict[str, str]:
 def default_database_url() -> str:
     """An SQLite file in the data directory (`$DIAGNOSER_HOME`, else the user cache dir)."""
     return f"sqlite:///{data_home() / constants.DATABASE_FILE}"
+
+
+def check_data_home(home: Path | None = None) -> Path:
+    """The data directory (`data_home()` unless given), made if absent; ConfigError
+    naming `DIAGNOSER_HOME` when it is not a folder (a file, a path below a file,
+    `/dev/null`) or cannot be made. Every command that writes there checks it first."""
+    home = data_home() if home is None else home
+    try:
+        if home.exists() and not home.is_dir():  # mkdir would say "File exists"
+            raise NotADirectoryError(errno.ENOTDIR, "not a directory")
+        home.mkdir(parents=True, exist_ok=True)
+    except NotADirectoryError:
+        raise ConfigError(
+            f"{HOME_ENV_VAR}: {home} is a file or below one; set it to a folder"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"{HOME_ENV_VAR}: cannot make {home}: {exc.strerror or exc}") from None
+    return home
 
 
 def load_settings() -> Settings:

@@ -101,6 +101,8 @@ def _check_directory(directory: Path) -> None:
             mode = os.lstat(folder).st_mode
         except FileNotFoundError:
             return
+        except NotADirectoryError:  # a file above it (`DIAGNOSER_HOME=/dev/null`)
+            raise CacheError(f"cache directory {folder} is below a file (not used)") from None
         if not stat.S_ISDIR(mode):
             what = "a symbolic link" if stat.S_ISLNK(mode) else "not a directory"
             raise CacheError(f"cache directory {folder} is {what} (not used: remove it)")

@@ -13,7 +13,14 @@ from starlette.concurrency import run_in_threadpool
 
 from api.deps import CALLER_RESPONSES, Caller, ServiceDep, read_body
 from api.errors import ApiError, describe
-from api.schemas import TERMINAL, Accepted, DiagnoseIn, JobDone, diagnose_examples
+from api.schemas import (
+    REPO_DESCRIPTION,
+    TERMINAL,
+    Accepted,
+    DiagnoseIn,
+    JobDone,
+    diagnose_examples,
+)
 from api.service import Service
 from diagnoser import ReportIn
 from diagnoser.constants import MAX_PAYLOAD_BYTES, MAX_REPORT_BYTES
@@ -54,7 +61,10 @@ OPENAPI_BODY: dict[str, Any] = {
         404: {"description": "no such repo"},
         413: {"description": "the body is over the size limit"},
         415: {"description": "the body is neither application/json nor text/plain"},
-        422: {"description": "the report is not valid; the message says what to fix"},
+        422: {
+            "description": "the report is not valid, or it names no repo while several "
+            "are configured; the message says what to fix"
+        },
         503: {
             "description": "the queue is full (`DIAGNOSER_MAX_QUEUED_JOBS`); nothing stored",
             "headers": {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}},
@@ -67,7 +77,7 @@ async def diagnose(
     response: Response,
     service: ServiceDep,
     _caller: Caller,
-    repo: Annotated[str | None, Query(max_length=64, description="a configured repo")] = None,
+    repo: Annotated[str | None, Query(max_length=64, description=REPO_DESCRIPTION)] = None,
     wait: Annotated[
         float, Query(ge=0, le=600, description="seconds to wait for the Finding (capped)")
     ] = 0,

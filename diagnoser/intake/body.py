@@ -14,6 +14,7 @@ gigabytes) before it runs. Every refusal is an `IntakeError` with a one-line mes
 from __future__ import annotations
 
 import json
+import math
 import re
 from itertools import accumulate
 from typing import Protocol
@@ -64,7 +65,8 @@ def load_json(raw: bytes | str, *, limit: int = MAX_PAYLOAD_BYTES) -> object:
 
     Refused: over `limit` bytes (characters for a `str`), not UTF-8, nesting deeper than
     `MAX_JSON_DEPTH`, more than `MAX_JSON_CONTAINERS` objects and arrays, a number of more
-    than `MAX_JSON_INT_DIGITS` digits, `NaN`/`Infinity`, and anything `json` rejects.
+    than `MAX_JSON_INT_DIGITS` digits, `NaN`/`Infinity` (or a number beyond a float,
+    `1e999`), and anything `json` rejects.
     """
     if len(raw) > limit:
         unit = "bytes" if isinstance(raw, bytes) else "characters"
@@ -72,7 +74,7 @@ def load_json(raw: bytes | str, *, limit: int = MAX_PAYLOAD_BYTES) -> object:
     text = _decoded(raw) if isinstance(raw, bytes) else raw
     _check_shape(_STRING.sub('""', text))
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         raise IntakeError(
             f"the body is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -115,3 +117,11 @@ def _check_shape(structure: str) -> None:
 
 def _refuse_constant(name: str) -> object:
     raise IntakeError(f"the body is not JSON: {name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number as a float; one too large for a float (`1e999`) would be infinity."""
+    number = float(text)
+    if not math.isfinite(number):
+        raise IntakeError(f"the body is not JSON we accept: {text[:20]} is out of range")
+    return number

@@ -8,11 +8,13 @@ the source format uses; `Trace.source_order` records the original one.
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from diagnoser.constants import MAX_REPORT_BYTES
 
@@ -108,6 +110,36 @@ class ReportIn(BaseModel):
     url: str | None = None
     received_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     metadata: dict[str, Any] = Field(default_factory=dict)
+    """Anything else the caller knows, as JSON: finite numbers only."""
+
+    @field_validator("metadata")
+    @classmethod
+    def _finite(cls, value: dict[str, Any]) -> dict[str, Any]:
+        where = non_finite_at(value)
+        if where is not None:  # not JSON (RFC 8259), though Python's and pydantic's read it
+            raise PydanticCustomError(
+                "finite_number", "NaN and Infinity are not JSON numbers (at {where})",
+                {"where": where},
+            )  # fmt: skip
+        return value
+
+
+def non_finite_at(value: object) -> str | None:
+    """Where in `value` (nested dicts and lists) a NaN or infinite float is, as a dotted
+    path (`a.b.0`), or None. Walked without recursion: a deep value cannot overflow."""
+    stack: list[tuple[str, object]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return path or "the top"
+        stack += [(f"{path}.{key}" if path else str(key), child) for key, child in _items(item)]
+    return None
+
+
+def _items(value: object) -> list[tuple[object, object]]:
+    if isinstance(value, dict):
+        return list(value.items())
+    return list(enumerate(value)) if isinstance(value, list | tuple) else []
 
 
 class ExceptionInfo(BaseModel):

@@ -150,6 +150,10 @@ PROBES = {
     "bad-setting-named": Probe(b"x", (), "DIAGNOSER_MAX_FILE_BYTES",
                                {"DIAGNOSER_MAX_FILE_BYTES": "-1"}),
     "bad-deny-pattern": Probe(b"x", (), "DIAGNOSER_DENY_EXTRA", {"DIAGNOSER_DENY_EXTRA": "\\"}),
+    "json-nan": Probe(b'{"event_id": "e1", "message": "boom", "extra": {"x": NaN}}',
+                      ("--provider", "sentry"), "NaN is not a JSON number"),
+    "json-1e999": Probe(b'{"event_id": "e1", "message": "boom", "extra": {"x": 1e999}}',
+                        ("--provider", "sentry"), "1e999 is out of range"),
 }  # fmt: skip
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.api.conftest import SAMPLES, wait_for_job
@@ -85,3 +86,29 @@ def test_a_repo_not_configured_is_404_before_any_conflict(client: TestClient) ->
     assert response.status_code == 404 and "nope" in response.json()["detail"]
     response = client.post("/diagnose?repo=demo", json={**body, "repo": "nope"})
     assert response.status_code == 404 and "nope" in response.json()["detail"]
+
+
+NON_FINITE = [b"NaN", b"-Infinity", b"Infinity", b"1e999"]
+"""What Python's and pydantic's JSON parsers read as a float, and JSON has no number for."""
+
+
+@pytest.mark.parametrize("number", NON_FINITE)
+def test_a_non_finite_number_in_metadata_is_422_naming_the_field(
+    client: TestClient, number: bytes
+) -> None:
+    body = b'{"report": {"text": "boom", "metadata": {"sdk": {"sample": [1, %s]}}}}' % number
+    response = client.post("/diagnose", content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 422
+    assert response.json()["detail"] == (
+        "report.metadata: NaN and Infinity are not JSON numbers (at sdk.sample.1)"
+    )
+
+
+def test_the_openapi_says_when_repo_is_required(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    field = spec["components"]["schemas"]["DiagnoseIn"]["properties"]["repo"]
+    operation = spec["paths"]["/diagnose"]["post"]
+    query = next(p for p in operation["parameters"] if p["name"] == "repo")
+    for description in (field["description"], query["description"]):
+        assert "single repository" in description and "422" in description
+    assert "several" in operation["responses"]["422"]["description"]

@@ -80,6 +80,8 @@ def test_load_json_says_where_utf8_and_json_are_broken() -> None:
         load_json(b'{"a":\n  1, }')
     with pytest.raises(IntakeError, match="NaN is not a JSON number"):
         load_json(b"[NaN]")
+    with pytest.raises(IntakeError, match="1e999 is out of range"):  # was inf
+        load_json(b'{"a": [1e999]}')
 
 
 def test_deep_nesting_is_refused_not_a_recursion_error() -> None:
