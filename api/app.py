@@ -1,6 +1,6 @@
 """The FastAPI application: `create_app(settings)` wires the service together.
 
-    uvicorn --factory api.app:create_app        # or: diagnoser serve
+    uvicorn --factory api.app:create_app   # or: diagnoser serve (only it has api.server's bounds)
 
 `build_service` does everything that can fail on a bad setting (database URL, models,
 repos) before the server starts; the lifespan launches the job queue, warms every repo's
