@@ -38,6 +38,9 @@ FAILURE_WINDOW_SECONDS = 60.0
 """Failed authentications count for a minute (`auth_failures_per_minute`)."""
 FAILURE_STATUSES = frozenset({401})
 """Answers that count as a failed authentication."""
+PROBE_STATUSES = FAILURE_STATUSES | {404}
+"""On a webhook, with keys set, a repo name that is not configured counts too: 404 and
+401 would otherwise tell a guessed name from a real one, without limit."""
 
 
 @dataclass
@@ -149,12 +152,14 @@ class Guard:
             raise _too_many(f"{limit} failed authentications a minute from this address", wait)
 
     @contextmanager
-    def counting_failures(self, address: str) -> Iterator[None]:
-        """Count a 401 raised inside against `address`."""
+    def counting_failures(
+        self, address: str, statuses: frozenset[int] = FAILURE_STATUSES
+    ) -> Iterator[None]:
+        """Count a refusal raised inside with one of `statuses` (401) against `address`."""
         try:
             yield
         except ApiError as exc:
-            if exc.status in FAILURE_STATUSES:
+            if exc.status in statuses:
                 self.failures.record(address)
             raise
 

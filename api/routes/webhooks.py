@@ -11,6 +11,7 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from api.auth import FAILURE_STATUSES, PROBE_STATUSES
 from api.deps import ServiceDep, client_address, read_body
 from api.schemas import WebhookAck, sample
 from diagnoser.constants import MAX_PAYLOAD_BYTES
@@ -43,7 +44,8 @@ async def _deliver(
     address = client_address(request)
     service.guard.admit_webhook(route, address)  # before the body is read
     await service.backpressure.admit_webhook(route)
-    with service.guard.counting_failures(address):  # a bad signature or token
+    probes = FAILURE_STATUSES if service.guard.open else PROBE_STATUSES
+    with service.guard.counting_failures(address, probes):  # bad signature, token, repo
         name = service.repo(repo, reveal=service.guard.open)
         body = await read_body(request, MAX_PAYLOAD_BYTES)
         status, ack = await run_in_threadpool(

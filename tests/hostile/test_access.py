@@ -159,6 +159,17 @@ def test_webhook_errors_never_list_the_repos_to_a_caller_without_a_key(
         assert "secret-project" in client.post(f"/webhooks/rollbar/{TOKEN}", content=b"{}").text
 
 
+@SQLITE_ONLY
+def test_guessing_repo_names_on_a_webhook_is_throttled_like_a_bad_signature(
+    service_settings: ServiceSettings,
+) -> None:
+    app = _app(service_settings, api_keys=(KEY,), auth_failures_per_minute=20)
+    with _clients(app, ATTACKER) as (attacker,):
+        codes = [attacker.post(f"/webhooks/rollbar/{TOKEN}?repo=guess-{i}", content=b"{}")
+                 .status_code for i in range(25)]  # fmt: skip
+        assert codes == [404] * 20 + [429] * 5
+
+
 DOCS = ("/docs", "/redoc", "/openapi.json", "/docs/static/swagger-ui.css")
 
 
