@@ -113,6 +113,18 @@ MAX_JSON_INT_DIGITS = 40
 """Digits of one JSON number: more is no id, count or line, and Python refuses to
 convert integers over 4,300 digits (`ValueError`)."""
 
+REPORT_VIEW_CHARS = 24_000
+"""Of a report's text, what the explorer is shown (`intake.excerpt`: head, tail and every
+trace; intake itself reads all of it). The first message is re-sent with each of the
+funnel's ~12 requests: 24,000 characters are 6-8k tokens (3-4 characters a token), so
+~70-100k of `MAX_INPUT_TOKENS` over a run, leaving the rest to the instructions, the map
+and the tool results. A 1.86 MB log shown whole counted 308k input tokens (offline model)
+in one request; its view, 33k over the whole run (8 requests)."""
+
+TITLE_VIEW_CHARS = 1_000
+"""Of a report's title, what the explorer is shown (payload adapters clip titles to this
+too; a title sent to the API is not otherwise limited)."""
+
 MAX_FRAMES = 512
 """Frames per trace, text or payload; the innermost are kept, as Sentry itself trims
 the outer ones. A deeper stack is recursion: its outer frames add nothing."""
