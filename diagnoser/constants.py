@@ -103,11 +103,17 @@ over 1 MB. Worst 5 MB body measured: a list of 2-character strings, 165 MB, 0.5 
 
 MAX_JSON_DEPTH = 64
 """Nesting of a JSON body. Python's parser recurses (a 10,000-deep body raised
-`RecursionError`); SDKs cap the variables they send at depth ~10."""
+`RecursionError`); SDKs cap the variables they send at depth ~10. Deeper parts are cut
+before parsing (`payloads.nesting`), and refused where intake reads them."""
 
 MAX_JSON_CONTAINERS = 100_000
 """Objects plus arrays in a JSON body: each costs 60-250 bytes parsed, so this bounds
 `[{},{},…]` to ~25 MB. A 1 MB Sentry event with frame variables holds a few thousand."""
+
+MAX_JSON_SCANNED_CONTAINERS = 1_000_000
+"""Objects plus arrays in a JSON body before those nested deeper than `MAX_JSON_DEPTH`
+are cut (cut ones are never parsed, so only `MAX_JSON_CONTAINERS` bounds the parse):
+bounds the scan that finds them."""
 
 MAX_JSON_INT_DIGITS = 40
 """Digits of one JSON number: more is no id, count or line, and Python refuses to
