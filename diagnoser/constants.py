@@ -110,10 +110,11 @@ MAX_JSON_CONTAINERS = 100_000
 """Objects plus arrays in a JSON body: each costs 60-250 bytes parsed, so this bounds
 `[{},{},…]` to ~25 MB. A 1 MB Sentry event with frame variables holds a few thousand."""
 
-MAX_JSON_SCANNED_CONTAINERS = 1_000_000
+MAX_JSON_SCANNED_CONTAINERS = 250_000
 """Objects plus arrays in a JSON body before those nested deeper than `MAX_JSON_DEPTH`
 are cut (cut ones are never parsed, so only `MAX_JSON_CONTAINERS` bounds the parse):
-bounds the scan that finds them."""
+bounds the scan that finds them. A Sentry event with 249,000 nested arrays in `extra`:
+0.65 s, 96 MB whole process (999,000 of them took 3.2 s, 105 MB)."""
 
 MAX_JSON_INT_DIGITS = 40
 """Digits of one JSON number: more is no id, count or line, and Python refuses to

@@ -108,7 +108,7 @@ def _check_shape(structure: str) -> tuple[int, int]:
     every string emptied, so brackets and digits inside strings do not count."""
     opened = structure.count("[") + structure.count("{")
     if opened > MAX_JSON_SCANNED_CONTAINERS:
-        _refuse_containers(opened)
+        _refuse_containers(opened, MAX_JSON_SCANNED_CONTAINERS)
     depth = opened  # fewer containers cannot nest deeper than that
     if opened > MAX_JSON_DEPTH:
         # Counted first: cut out of millions of `[]`, the brackets alone took 100 MB.
@@ -136,10 +136,9 @@ def _cut(text: str, structure: str, opened: int) -> str:
     return cut_deep(text, regions)
 
 
-def _refuse_containers(count: int) -> NoReturn:
+def _refuse_containers(count: int, limit: int = MAX_JSON_CONTAINERS) -> NoReturn:
     raise IntakeError(
-        f"the body is not JSON we accept: {count:,} objects and arrays "
-        f"(at most {MAX_JSON_CONTAINERS:,})"
+        f"the body is not JSON we accept: {count:,} objects and arrays (at most {limit:,})"
     )
 
 

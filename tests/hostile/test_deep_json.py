@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from diagnoser.cli import EXIT_OK, main
-from diagnoser.constants import MAX_JSON_DEPTH
+from diagnoser.constants import MAX_JSON_DEPTH, MAX_JSON_SCANNED_CONTAINERS
 from diagnoser.intake import IntakeError, Report, build_report, from_payload, load_json
 from diagnoser.intake.payloads.nesting import DEEP_CUT
 
@@ -155,3 +155,9 @@ def test_a_deep_sentry_event_is_diagnosed_through_the_cli(
     assert code == EXIT_OK, err
     assert "intake cut sentry: nested deeper than 64 levels, not read and cut at" in err
     assert "web/src/" in out or "backend/" in out or "android/" in out
+
+
+def test_the_scan_for_deep_parts_is_bounded() -> None:
+    deep = "[" * (MAX_JSON_SCANNED_CONTAINERS + 1) + "]" * (MAX_JSON_SCANNED_CONTAINERS + 1)
+    with pytest.raises(IntakeError, match=f"at most {MAX_JSON_SCANNED_CONTAINERS:,}"):
+        load_json('{"extra": ' + deep + "}")
