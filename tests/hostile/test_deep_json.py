@@ -6,17 +6,27 @@ stays bounded (Python's `json` recurses: the depth is cut on the raw text first)
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from diagnoser.cli import EXIT_OK, main
 from diagnoser.constants import MAX_JSON_DEPTH, MAX_JSON_SCANNED_CONTAINERS
 from diagnoser.intake import IntakeError, Report, build_report, from_payload, load_json
 from diagnoser.intake.payloads.nesting import DEEP_CUT
+from tests.api.conftest import (  # noqa: F401 (fixtures)
+    SECRETS,
+    client,
+    database_url,
+    service_settings,
+    wait_for_job,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SENTRY = ROOT / "sample_reports" / "reports" / "sentry_event_alert_share.json"
@@ -161,3 +171,18 @@ def test_the_scan_for_deep_parts_is_bounded() -> None:
     deep = "[" * (MAX_JSON_SCANNED_CONTAINERS + 1) + "]" * (MAX_JSON_SCANNED_CONTAINERS + 1)
     with pytest.raises(IntakeError, match=f"at most {MAX_JSON_SCANNED_CONTAINERS:,}"):
         load_json('{"extra": ' + deep + "}")
+
+
+def test_a_deep_sentry_webhook_is_diagnosed_through_the_api(client: TestClient) -> None:  # noqa: F811
+    event = _sentry()
+    event["data"]["event"]["extra"] = {"state": _deep(200)}
+    body = json.dumps(event).encode()
+    digest = hmac.new(SECRETS["sentry_secret"].encode(), body, hashlib.sha256).hexdigest()
+    headers = {"Sentry-Hook-Signature": digest, "Sentry-Hook-Resource": "event_alert",
+               "Request-ID": "deep-1", "Content-Type": "application/json"}  # fmt: skip
+    answer = client.post("/webhooks/sentry?repo=demo", content=body, headers=headers)
+    assert answer.status_code == 202, answer.text
+    job = wait_for_job(client, answer.json()["job_id"])
+    assert job["state"] == "complete", job
+    details = [e["detail"] for e in client.get(f"/jobs/{job['id']}/events").json()]
+    assert any(d.startswith("intake cut sentry: nested deeper than 64 levels") for d in details)
