@@ -103,15 +103,34 @@ over 1 MB. Worst 5 MB body measured: a list of 2-character strings, 165 MB, 0.5 
 
 MAX_JSON_DEPTH = 64
 """Nesting of a JSON body. Python's parser recurses (a 10,000-deep body raised
-`RecursionError`); SDKs cap the variables they send at depth ~10."""
+`RecursionError`); SDKs cap the variables they send at depth ~10. Deeper parts are cut
+before parsing (`payloads.nesting`), and refused where intake reads them."""
 
 MAX_JSON_CONTAINERS = 100_000
 """Objects plus arrays in a JSON body: each costs 60-250 bytes parsed, so this bounds
 `[{},{},…]` to ~25 MB. A 1 MB Sentry event with frame variables holds a few thousand."""
 
+MAX_JSON_SCANNED_CONTAINERS = 250_000
+"""Objects plus arrays in a JSON body before those nested deeper than `MAX_JSON_DEPTH`
+are cut (cut ones are never parsed, so only `MAX_JSON_CONTAINERS` bounds the parse):
+bounds the scan that finds them. A Sentry event with 249,000 nested arrays in `extra`:
+0.65 s, 96 MB whole process (999,000 of them took 3.2 s, 105 MB)."""
+
 MAX_JSON_INT_DIGITS = 40
 """Digits of one JSON number: more is no id, count or line, and Python refuses to
 convert integers over 4,300 digits (`ValueError`)."""
+
+REPORT_VIEW_CHARS = 24_000
+"""Of a report's text, what the explorer is shown (`intake.excerpt`: head, tail and every
+trace; intake itself reads all of it). The first message is re-sent with each of the
+funnel's ~12 requests: 24,000 characters are 6-8k tokens (3-4 characters a token), so
+~70-100k of `MAX_INPUT_TOKENS` over a run, leaving the rest to the instructions, the map
+and the tool results. A 1.86 MB log shown whole counted 308k input tokens (offline model)
+in one request; its view, 33k over the whole run (8 requests)."""
+
+TITLE_VIEW_CHARS = 1_000
+"""Of a report's title, what the explorer is shown (payload adapters clip titles to this
+too; a title sent to the API is not otherwise limited)."""
 
 MAX_FRAMES = 512
 """Frames per trace, text or payload; the innermost are kept, as Sentry itself trims

@@ -2,10 +2,12 @@
 cost more than a bounded amount of memory or recursion (`load_json`).
 
 `read_limited` is the only I/O here; `load_json` is a pure check in front of `json.loads`:
-a cheap pre-scan refuses what would blow up inside the parser (10,000-deep nesting →
-`RecursionError`, 5,000-digit integers → `ValueError`, millions of empty containers →
-gigabytes) before it runs. Every refusal is an `IntakeError` with a one-line message
-(`PayloadTooLarge` for size, so the HTTP layer can answer 413).
+a cheap pre-scan refuses what would blow up inside the parser (5,000-digit integers →
+`ValueError`, millions of empty containers → gigabytes) before it runs, and cuts what
+nests deeper than `MAX_JSON_DEPTH` (10,000-deep nesting → `RecursionError`): each such
+object or array is parsed as `nesting.DEEP_CUT`, which the payload adapters refuse where
+they read it and name in the report's notes. Every refusal is an `IntakeError` with a
+one-line message (`PayloadTooLarge` for size, so the HTTP layer can answer 413).
 
     raw = read_limited(sys.stdin.buffer, MAX_PAYLOAD_BYTES)
     intakes = from_payload("sentry", load_json(raw))
@@ -16,16 +18,19 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from itertools import accumulate
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from diagnoser.constants import (
     MAX_JSON_CONTAINERS,
     MAX_JSON_DEPTH,
     MAX_JSON_INT_DIGITS,
+    MAX_JSON_SCANNED_CONTAINERS,
     MAX_PAYLOAD_BYTES,
 )
 from diagnoser.intake.payloads.errors import IntakeError, PayloadTooLarge
+from diagnoser.intake.payloads.nesting import cut_deep, deep_regions, stand_in
 
 READ_CHUNK = 1 << 16
 """Bytes asked of the stream per read (a raw stream may return fewer)."""
@@ -36,6 +41,7 @@ _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _LONG_NUMBER = re.compile(rf"\d{{{MAX_JSON_INT_DIGITS + 1},}}")
 _DEPTH = {"[": 1, "{": 1, "]": -1, "}": -1}
+_CONSTANT = re.compile(r"NaN|Infinity")
 
 
 class Readable(Protocol):
@@ -63,18 +69,23 @@ def read_limited(stream: Readable, limit: int) -> bytes:
 def load_json(raw: bytes | str, *, limit: int = MAX_PAYLOAD_BYTES) -> object:
     """`raw` parsed as JSON, or an `IntakeError` saying what is wrong with it.
 
-    Refused: over `limit` bytes (characters for a `str`), not UTF-8, nesting deeper than
-    `MAX_JSON_DEPTH`, more than `MAX_JSON_CONTAINERS` objects and arrays, a number of more
-    than `MAX_JSON_INT_DIGITS` digits, `NaN`/`Infinity` (or a number beyond a float,
-    `1e999`), and anything `json` rejects.
+    Refused: over `limit` bytes (characters for a `str`), not UTF-8, more than
+    `MAX_JSON_CONTAINERS` objects and arrays (`MAX_JSON_SCANNED_CONTAINERS` before the
+    deep ones are cut), a number of more than `MAX_JSON_INT_DIGITS` digits,
+    `NaN`/`Infinity` (or a number beyond a float, `1e999`), and anything `json` rejects.
+    An object or array nested deeper than `MAX_JSON_DEPTH` is parsed as `DEEP_CUT`.
     """
     if len(raw) > limit:
         unit = "bytes" if isinstance(raw, bytes) else "characters"
         raise PayloadTooLarge(f"the body is larger than {limit:,} {unit}", limit=limit)
     text = _decoded(raw) if isinstance(raw, bytes) else raw
-    _check_shape(_STRING.sub('""', text))
+    structure = _STRING.sub('""', text)
+    opened, depth = _check_shape(structure)
+    constant: Callable[[str], object] = _refuse_constant
+    if depth > MAX_JSON_DEPTH:  # the deep parts are cut before parsing: it stays shallow
+        text, constant = _cut(text, structure, opened), stand_in
     try:
-        return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+        return json.loads(text, parse_constant=constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         raise IntakeError(
             f"the body is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -92,27 +103,44 @@ def _decoded(raw: bytes) -> str:
         ) from None
 
 
-def _check_shape(structure: str) -> None:
-    """Refuse what `json.loads` would choke on; `structure` is the body with every string
-    emptied, so brackets and digits inside strings do not count."""
+def _check_shape(structure: str) -> tuple[int, int]:
+    """Refuse what `json.loads` would choke on, but nesting (which is cut, see `_cut`);
+    else the number of objects and arrays, and their depth. `structure` is the body with
+    every string emptied, so brackets and digits inside strings do not count."""
     opened = structure.count("[") + structure.count("{")
-    if opened > MAX_JSON_CONTAINERS:
-        raise IntakeError(
-            f"the body is not JSON we accept: {opened:,} objects and arrays "
-            f"(at most {MAX_JSON_CONTAINERS:,})"
-        )
-    if opened > MAX_JSON_DEPTH:  # fewer containers cannot nest deeper than that
+    if opened > MAX_JSON_SCANNED_CONTAINERS:
+        _refuse_containers(opened, MAX_JSON_SCANNED_CONTAINERS)
+    depth = opened  # fewer containers cannot nest deeper than that
+    if opened > MAX_JSON_DEPTH:
         # Counted first: cut out of millions of `[]`, the brackets alone took 100 MB.
         brackets = _NOT_BRACKET.sub("", structure)
         depth = max(accumulate(_DEPTH[b] for b in brackets))
-        if depth > MAX_JSON_DEPTH:
-            raise IntakeError(
-                f"the body is not JSON we accept: nested {depth:,} deep (at most {MAX_JSON_DEPTH})"
-            )
+    if depth <= MAX_JSON_DEPTH and opened > MAX_JSON_CONTAINERS:
+        _refuse_containers(opened)
     if _LONG_NUMBER.search(structure):
         raise IntakeError(
             f"the body is not JSON we accept: a number of more than {MAX_JSON_INT_DIGITS} digits"
         )
+    return opened, depth
+
+
+def _cut(text: str, structure: str, opened: int) -> str:
+    """`text` with every object or array nested deeper than `MAX_JSON_DEPTH` replaced by
+    a stand-in that parses as `DEEP_CUT`; what is left must hold at most
+    `MAX_JSON_CONTAINERS` objects and arrays."""
+    constant = _CONSTANT.search(structure)
+    if constant:  # a caller's constant would parse as a cut: refuse it as always
+        _refuse_constant(constant[0])
+    regions, inside = deep_regions(text, _STRING)
+    if opened - inside > MAX_JSON_CONTAINERS:
+        _refuse_containers(opened - inside)
+    return cut_deep(text, regions)
+
+
+def _refuse_containers(count: int, limit: int = MAX_JSON_CONTAINERS) -> NoReturn:
+    raise IntakeError(
+        f"the body is not JSON we accept: {count:,} objects and arrays (at most {limit:,})"
+    )
 
 
 def _refuse_constant(name: str) -> object:

@@ -10,6 +10,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from diagnoser.intake.classify import classify
+from diagnoser.intake.excerpt import excerpt
 from diagnoser.intake.fingerprint import fingerprint
 from diagnoser.intake.mapping import map_frames
 from diagnoser.intake.mentions import find_mentions
@@ -40,8 +41,9 @@ def build_report(
     """Everything intake derives. `traces` are frames a payload carried (Sentry, Bugsnag…);
     without them the text is parsed. `files`/`index`/`packages` are the repository's (for
     mapping). `truncated` says what an adapter cut (`Intake.truncated`); the text parsers
-    add theirs."""
+    add theirs, and a text longer than a model is shown says what it is not shown."""
     crash = _crash(report, traces, files, index, truncated, packages=packages)
+    view = excerpt(report.text, crash.traces)
     chain, top = crash.chain, crash.top
     exception = (
         ExceptionInfo(
@@ -66,7 +68,7 @@ def build_report(
             source=report.source,
         ),
         fingerprint=crash.fingerprint,
-        truncated=crash.truncated,
+        truncated=[*crash.truncated, view.note] if view.cut else crash.truncated,
     )
 
 

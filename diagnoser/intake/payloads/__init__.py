@@ -10,11 +10,13 @@ naming the field, never `KeyError`/`TypeError`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from diagnoser.intake.payloads.bugsnag import from_bugsnag
 from diagnoser.intake.payloads.crashlytics import from_crashlytics
 from diagnoser.intake.payloads.errors import IntakeError, PayloadTooLarge
 from diagnoser.intake.payloads.github import from_github
+from diagnoser.intake.payloads.nesting import cut_note, cut_paths
 from diagnoser.intake.payloads.result import Intake
 from diagnoser.intake.payloads.reviews import from_app_store, from_google_play, from_review_text
 from diagnoser.intake.payloads.rollbar import from_rollbar
@@ -65,7 +67,13 @@ def from_payload(provider: str, payload: object, *, resource: str | None = None)
     if not isinstance(payload, dict | list):
         raise IntakeError(f"{provider}: the payload must be a JSON object or array", field="")
     if provider == "sentry":
-        return [from_sentry(payload, resource)]
-    if provider in _MANY:
-        return _MANY[provider](payload)
-    return [_ONE[provider](payload)]
+        intakes = [from_sentry(payload, resource)]
+    elif provider in _MANY:
+        intakes = _MANY[provider](payload)
+    else:
+        intakes = [_ONE[provider](payload)]
+    cut = cut_paths(payload)  # nested too deep and not read (what is read was refused)
+    if not cut:
+        return intakes
+    note = cut_note(provider, cut)
+    return [replace(intake, truncated=(*intake.truncated, note)) for intake in intakes]

@@ -1,7 +1,8 @@
 """Typed, path-aware access to parsed JSON: every failure is an `IntakeError` naming the field.
 
-Required containers and strings raise when missing or of the wrong type; optional scalars
-of the wrong type read as absent, because providers do vary them (`release` as a string
+Required containers and strings raise when missing or of the wrong type (or cut for
+nesting too deep, `payloads.nesting`: what we read is never cut); optional scalars of the
+wrong type read as absent, because providers do vary them (`release` as a string
 or an object, `lineno` as a number or a string) and a report is still worth taking.
 """
 
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from diagnoser.constants import MAX_JSON_DEPTH
 from diagnoser.intake.payloads.errors import IntakeError
+from diagnoser.intake.payloads.nesting import DeepCut, holds_cut
 
 MAX_SANE_INT = 2**31 - 1
 """Line/column numbers above this are garbage, not positions; they read as absent."""
@@ -49,10 +52,19 @@ class Node:
 
     def fail(self, key: str, problem: str) -> IntakeError:
         field = self.at(key)
+        if holds_cut(self.value.get(key)):  # of the wrong type because it was cut
+            return too_deep(self.ctx, field)
         return IntakeError(f"{self.ctx}: {problem} {field}", field=field)
 
+    def get(self, key: str) -> object:
+        """The raw value at `key`; one cut for nesting too deep is refused: we read it."""
+        raw = self.value.get(key)
+        if isinstance(raw, DeepCut):
+            raise too_deep(self.ctx, self.at(key))
+        return raw
+
     def has(self, key: str) -> bool:
-        return self.value.get(key) is not None
+        return self.get(key) is not None
 
     def child(self, key: str) -> Node:
         node = self.maybe_child(key)
@@ -61,7 +73,7 @@ class Node:
         return node
 
     def maybe_child(self, key: str) -> Node | None:
-        raw = self.value.get(key)
+        raw = self.get(key)
         if raw is None:
             return None
         if not isinstance(raw, dict):
@@ -69,7 +81,7 @@ class Node:
         return Node(raw, self.ctx, self.at(key), self.cuts)
 
     def items(self, key: str) -> list[object] | None:
-        raw = self.value.get(key)
+        raw = self.get(key)
         if raw is None:
             return None
         if not isinstance(raw, list):
@@ -81,11 +93,13 @@ class Node:
         return nodes_of(self.items(key) or [], self, self.at(key), cap)
 
     def text(self, key: str) -> str | None:
-        raw = self.value.get(key)
+        raw = self.get(key)
+        if isinstance(raw, dict | list) and holds_cut(raw):  # the string we read was cut
+            raise too_deep(self.ctx, self.at(key))
         return raw if isinstance(raw, str) and raw.strip() else None
 
     def required_text(self, key: str) -> str:
-        raw = self.value.get(key)
+        raw = self.get(key)
         if raw is None:
             raise self.fail(key, "missing")
         if not isinstance(raw, str):
@@ -94,7 +108,7 @@ class Node:
 
     def label(self, key: str) -> str | None:
         """A string, or a number written as one (versions, ids)."""
-        raw = self.value.get(key)
+        raw = self.get(key)
         if isinstance(raw, bool):
             return None
         if isinstance(raw, int) and raw.bit_length() > MAX_LABEL_BITS:
@@ -104,7 +118,7 @@ class Node:
         return self.text(key)
 
     def integer(self, key: str) -> int | None:
-        raw = self.value.get(key)
+        raw = self.get(key)
         if isinstance(raw, str):
             digits = raw.strip()
             raw = int(digits) if digits.isdecimal() and len(digits) <= MAX_SANE_DIGITS else None
@@ -113,8 +127,16 @@ class Node:
         return raw if 0 <= raw <= MAX_SANE_INT else None
 
     def flag(self, key: str) -> bool | None:
-        raw = self.value.get(key)
+        raw = self.get(key)
         return raw if isinstance(raw, bool) else None
+
+
+def too_deep(ctx: str, field: str) -> IntakeError:
+    return IntakeError(
+        f"{ctx}: {field} is nested deeper than {MAX_JSON_DEPTH} levels; intake reads it, "
+        f"so it must be at most {MAX_JSON_DEPTH} deep",
+        field=field,
+    )
 
 
 def root(payload: object, ctx: str) -> Node:
@@ -137,6 +159,8 @@ def nodes_of(values: list[object], parent: Node, path: str, cap: Cap | None = No
     for index, raw in enumerate(values, start=offset):
         where = f"{path}[{index}]"
         if not isinstance(raw, dict):
+            if holds_cut(raw):
+                raise too_deep(parent.ctx, where)
             raise IntakeError(f"{parent.ctx}: expected an object at {where}", field=where)
         out.append(Node(raw, parent.ctx, where, parent.cuts))
     return out
