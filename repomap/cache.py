@@ -46,7 +46,7 @@ from repomap import cachefile
 from repomap.cachefile import CacheError
 from repomap.constants import APP_NAME, HOME_ENV_VAR
 from repomap.errors import InvalidRepoError
-from repomap.tags import Definition, FileTags, References
+from repomap.tags import Definition, FileTags, References, Words
 
 TAGS_FILE = "tags.bin"
 GRAPH_FILE = "graph.bin"
@@ -150,14 +150,16 @@ def _pack(tags: FileTags) -> bytes:
     )
     numbers = array("I", (n for d in tags.definitions for n in (d.line, d.start_line, d.end_line)))
     return marshal.dumps(
-        (texts, numbers.tobytes(), tags.references.packed(), tags.syntax_error, dict(tags.words))
+        (texts, numbers.tobytes(), tags.references.packed(), tags.syntax_error, tags.words.packed())
     )
 
 
 def _unpack(packed: bytes, count: int) -> FileTags:
     """The tags `_pack` made, checked to hold `count` definitions; CacheError otherwise."""
     try:
-        texts, numbers, (names, counts, lines), syntax_error, words = marshal.loads(packed)
+        texts, numbers, (names, counts, lines), syntax_error, (terms, tallies) = marshal.loads(
+            packed
+        )
         if not (
             type(texts) is str
             and type(numbers) is bytes
@@ -165,12 +167,14 @@ def _unpack(packed: bytes, count: int) -> FileTags:
             and type(counts) is bytes
             and type(lines) is bytes
             and type(syntax_error) is bool
-            and type(words) is dict
+            and type(terms) is str
+            and type(tallies) is bytes
         ):
             raise CacheError("tags with fields of the wrong type")
         fields = texts.split(_SEP) if texts else []
         lines_of = array("I", numbers)  # ValueError unless whole uint32s
         uses = memoryview(counts).cast("I")  # TypeError likewise
+        words = Words(terms, tallies)  # ValueError likewise
     except CacheError:
         raise
     except Exception as exc:  # whatever shape marshal produced: ints, dicts, nested tuples…
@@ -183,8 +187,8 @@ def _unpack(packed: bytes, count: int) -> FileTags:
         and all(type(name) is str for name in names)
     ):
         raise CacheError("tags whose parts disagree in length")
-    if not all(type(word) is str and type(n) is int for word, n in words.items()):
-        raise CacheError("word counts of the wrong type")
+    if (terms.count(_SEP) + 1 if terms else 0) != len(words):
+        raise CacheError("word counts that disagree with their words")
     definitions = tuple(
         Definition(
             name=fields[4 * i],
