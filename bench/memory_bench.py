@@ -33,6 +33,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from diagnoser.intake import ReportIn
+from diagnoser.models import resolve_models
+from diagnoser.pipeline import diagnose
+from diagnoser.registry import Workspaces
+from diagnoser.settings import load_settings
+from repomap.files import walk_files
+
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "bench" / ".cache"
 SOURCES = CACHE / "devbench" / "src"
@@ -44,8 +51,6 @@ MB = 1 << 20
 
 def make_tree(files: int) -> Path:
     """A folder of `files` mapped files: Django releases side by side (hard links)."""
-    from repomap.files import walk_files
-
     tree = TREES / f"tree-{files}"
     if tree.exists():
         return tree
@@ -111,19 +116,11 @@ def service_memory(tree: Path, report: Path, home: Path) -> tuple[float, float]:
 
 
 def service_child(tree: Path, report: Path) -> None:
-    from diagnoser.intake import ReportIn
-    from diagnoser.models import resolve_models
-    from diagnoser.pipeline import diagnose
-    from diagnoser.registry import Workspaces
-    from diagnoser.settings import load_settings
-
     settings = load_settings()
     workspaces = Workspaces({"big": tree}, settings)
     workspace = workspaces.warm("big")
     diagnose(ReportIn(text=report.read_text()), workspace, models=resolve_models(settings))
-    status = dict(
-        line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines()
-    )
+    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
     print(int(status["VmRSS"].split()[0]) / 1024, int(status["VmHWM"].split()[0]) / 1024)
 
 

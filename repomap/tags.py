@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator, Mapping
-from itertools import accumulate
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from tree_sitter import Node, QueryCursor
 
@@ -56,17 +55,17 @@ class References(Mapping[str, tuple[int, ...]]):
 
     Kept packed (names, then use counts and lines as uint32 arrays) because a large
     repository has hundreds of thousands of uses: packed, they load from the cache in
-    one read, and ranking needs only the counts. Lines are unpacked on first lookup.
+    one read, and ranking needs only the counts. A lookup scans the names and slices its
+    lines out, keeping no table: one lookup in every file (`SymbolIndex.references`)
+    used to leave a dict and a list of offsets in each, for as long as the tags lived.
     """
 
-    __slots__ = ("_counts", "_index", "_lines", "_starts", "names")
+    __slots__ = ("_counts", "_lines", "names")
 
     def __init__(self, names: tuple[str, ...], counts: bytes, lines: bytes) -> None:
         self.names = names
         self._counts = array("I", counts)
         self._lines = array("I", lines)
-        self._index: dict[str, int] | None = None
-        self._starts: list[int] = []
 
     @classmethod
     def from_lines(cls, found: Mapping[str, set[int]]) -> References:
@@ -82,12 +81,29 @@ class References(Mapping[str, tuple[int, ...]]):
         """(identifier, number of lines using it), without unpacking the lines."""
         return zip(self.names, self._counts, strict=True)
 
+    def uses(self) -> Iterator[tuple[str, tuple[int, ...]]]:
+        """(identifier, the lines using it) for every identifier, in one pass."""
+        start = 0
+        for name, count in zip(self.names, self._counts, strict=True):
+            yield name, tuple(self._lines[start : start + count])
+            start += count
+
+    def get(self, name: str, default: Any = None) -> Any:
+        try:
+            i = self.names.index(name)
+        except ValueError:
+            return default
+        start = sum(self._counts[:i])
+        return tuple(self._lines[start : start + self._counts[i]])
+
     def __getitem__(self, name: str) -> tuple[int, ...]:
-        if self._index is None:
-            self._index = {n: i for i, n in enumerate(self.names)}
-            self._starts = [0, *accumulate(self._counts)]
-        i = self._index[name]
-        return tuple(self._lines[self._starts[i] : self._starts[i + 1]])
+        found: tuple[int, ...] | None = self.get(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names)
