@@ -3,11 +3,18 @@
     bash /work/shared/bench/get_sources.sh bench/.cache/devbench Django   # once, ~2 min
     .venv/bin/python bench/memory_bench.py [--files 10000 20000] [--report FILE]
 
-The repository is real code, not generated: the Django releases under
+The repository is real code, not generated: by default the Django releases under
 `bench/.cache/devbench/src/` side by side in one folder (`bench/.cache/memory/tree-N/
 <release>/…`, hard links), their mapped files in release and path order until N —
-each release is ~2,600 mapped files, so 20,000 takes eight. Every run is a fresh
-process, measured four ways:
+each release is ~2,600 mapped files, so 20,000 takes eight. Eight copies of one project
+define every name up to eight times, which multiplies the reference graph's edges; for
+a tree without that, `--sources` takes other folders in order, e.g. the ansible 9.0.1
+sdist (15,437 mapped files, 258 MB of Python) then two Django releases:
+
+    .venv/bin/python bench/memory_bench.py --sources bench/.cache/ansible/ansible-9.0.1 \
+        bench/.cache/devbench/src/Django-4.2a1 bench/.cache/devbench/src/Django-4.1
+
+Every run is a fresh process, measured four ways:
 
 - **CLI cold / warm**: `python -m diagnoser diagnose --repo TREE REPORT` with an empty
   `DIAGNOSER_HOME` (the index is built: parsed in a process pool, cached), then again
@@ -49,13 +56,16 @@ CASE = "django__django-10554"
 MB = 1 << 20
 
 
-def make_tree(files: int) -> Path:
-    """A folder of `files` mapped files: Django releases side by side (hard links)."""
-    tree = TREES / f"tree-{files}"
+def make_tree(files: int, sources: list[Path]) -> Path:
+    """A folder of `files` mapped files: the `sources` (default: the Django releases)
+    side by side, hard links, in order until there are enough."""
+    releases = sources or sorted(p for p in SOURCES.glob("Django-*") if p.is_dir())
+    label = "" if not sources else "-" + "-".join(p.name for p in sources)
+    tree = TREES / f"tree-{files}{label}"
     if tree.exists():
         return tree
-    releases = sorted(p for p in SOURCES.glob("Django-*") if p.is_dir())
-    scratch = Path(tempfile.mkdtemp(dir=TREES.parent, prefix="tree-"))
+    TREES.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(dir=TREES, prefix=".partial-"))
     left = files
     for release in releases:
         for entry in walk_files(release, mapped_only=True).files[:left]:
@@ -68,7 +78,6 @@ def make_tree(files: int) -> Path:
     if left:
         shutil.rmtree(scratch)
         raise SystemExit(f"only {files - left} files under {SOURCES}: fetch more releases")
-    TREES.mkdir(parents=True, exist_ok=True)
     scratch.rename(tree)
     return tree
 
@@ -128,6 +137,10 @@ def main() -> None:
     cli = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     cli.add_argument("--files", type=int, nargs="+", default=[10_000, 20_000])
     cli.add_argument("--report", help="report file (default: a Django case with a trace)")
+    cli.add_argument(
+        "--sources", type=Path, nargs="+", default=[],
+        help="source trees to take files from, in order (default: the Django releases)",
+    )  # fmt: skip
     cli.add_argument("--service-child", nargs=2, help=argparse.SUPPRESS)
     args = cli.parse_args()
     if args.service_child:
@@ -137,7 +150,7 @@ def main() -> None:
     rows: dict[int, dict[str, float]] = {}
     print("files   CLI cold  CLI warm  service cold held/peak  service warm held/peak  (MB)")
     for files in args.files:
-        tree = make_tree(files)
+        tree = make_tree(files, args.sources)
         with tempfile.TemporaryDirectory() as cli_home, tempfile.TemporaryDirectory() as home:
             row = {"cli_cold": cli_peak(tree, report, Path(cli_home))}
             row["cli_warm"] = cli_peak(tree, report, Path(cli_home))
