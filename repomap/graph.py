@@ -7,6 +7,7 @@ iterates, so a new focus costs milliseconds.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -166,19 +167,16 @@ _STORED: dict[str, type[np.generic]] = {
 def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     paths = tuple(sorted(tags))
     idents: dict[str, int] = {}
-    def_file: list[int] = []
-    def_index: list[int] = []
-    def_ident: list[int] = []
-    def_line: list[int] = []
+    # typed arrays, not lists: a list holds an 8-byte pointer and often an int object per
+    # entry, and 20,000 files have millions of references
+    def_file, def_index, def_ident, def_line = (array("q") for _ in range(4))
     for number, path in enumerate(paths):
         for index, definition in enumerate(tags[path].definitions):
             def_file.append(number)
             def_index.append(index)
             def_ident.append(idents.setdefault(definition.name, len(idents)))
             def_line.append(definition.line)
-    ref_file: list[int] = []
-    ref_ident: list[int] = []
-    ref_count: list[int] = []
+    ref_file, ref_ident, ref_count = (array("q") for _ in range(3))
     for number, path in enumerate(paths):
         for name, uses in tags[path].references.counts():
             known = idents.get(name)
@@ -186,13 +184,13 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
                 ref_file.append(number)
                 ref_ident.append(known)
                 ref_count.append(uses)
-    defs_file = np.array(def_file, dtype=np.int64)
-    defs_ident = np.array(def_ident, dtype=np.int64)
+    defs_file = np.frombuffer(def_file, dtype=np.int64)
+    defs_ident = np.frombuffer(def_ident, dtype=np.int64)
     src, dst, edge_ident, count = _join(
         defs_file,
         defs_ident,
-        refs=(np.array(ref_file, dtype=np.int64), np.array(ref_ident, dtype=np.int64)),
-        ref_count=np.array(ref_count, dtype=np.float64),
+        refs=(np.frombuffer(ref_file, dtype=np.int64), np.frombuffer(ref_ident, dtype=np.int64)),
+        ref_count=np.frombuffer(ref_count, dtype=np.int64).astype(np.float64),
         ident_count=len(idents),
     )
     quality = _ident_quality(idents, defs_file, defs_ident, used=edge_ident)
@@ -212,9 +210,9 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
         paths=paths,
         idents=idents,
         def_file=defs_file.astype(small),
-        def_index=np.array(def_index, dtype=small),
+        def_index=np.frombuffer(def_index, dtype=np.int64).astype(small),
         def_ident=defs_ident.astype(small),
-        def_line=np.array(def_line, dtype=small),
+        def_line=np.frombuffer(def_line, dtype=np.int64).astype(small),
         edge_src=src.astype(small),
         edge_dst=dst.astype(small),
         edge_ident=edge_ident.astype(small),
