@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NoReturn
 
+import numpy as np
 from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.capabilities import PrepareTools, ProcessHistory
 from pydantic_ai.messages import (
@@ -343,7 +344,8 @@ def _near_focus(deps: ExplorerDeps, path: str) -> bool:
     number = {p: i for i, p in enumerate(graph.paths)}
     if path not in number:
         return False
-    ids = {number[p] for p in focused if p in number}
-    neighbours = set(graph.edge_dst[[s in ids for s in graph.edge_src.tolist()]].tolist())
-    neighbours |= set(graph.edge_src[[d in ids for d in graph.edge_dst.tolist()]].tolist())
+    ids = sorted({number[p] for p in focused if p in number})
+    # np.isin, not a Python list of every edge: a large graph has millions of them
+    neighbours = set(graph.edge_dst[np.isin(graph.edge_src, ids)].tolist())
+    neighbours |= set(graph.edge_src[np.isin(graph.edge_dst, ids)].tolist())
     return number[path] in neighbours

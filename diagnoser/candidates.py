@@ -737,7 +737,7 @@ def _best_function(
     leaves = [d for d, after in zip(inside, [*inside[1:], None], strict=True)
               if after is None or after.start_line > d.end_line]  # fmt: skip
     used: dict[int, set[str]] = {}
-    for name, lines in ((n, tags.references[n]) for n in tags.references):
+    for name, lines in tags.references.uses():
         for line in lines:
             used.setdefault(line, set()).update(terms(name))
 

@@ -46,7 +46,7 @@ from repomap import cachefile
 from repomap.cachefile import CacheError
 from repomap.constants import APP_NAME, HOME_ENV_VAR
 from repomap.errors import InvalidRepoError
-from repomap.tags import Definition, FileTags, References
+from repomap.tags import Definition, FileTags, References, Words
 
 TAGS_FILE = "tags.bin"
 GRAPH_FILE = "graph.bin"
@@ -86,30 +86,42 @@ class CachedFile:
         graph be checked against the tags it claims to come from."""
         self._tags = tags
         # The tags as one marshal blob: what the cache stores and what crosses process
-        # boundaries, so neither pays for hundreds of small objects per file.
-        self._packed = packed if tags is None else _pack(tags)
+        # boundaries, so neither pays for hundreds of small objects per file. Dropped
+        # once decoded (made again to save, `packed`): holding both cost ~4 MB per
+        # 1,000 files for as long as the repository stayed open.
+        self._packed = packed if tags is None else None
 
     @property
     def has_tags(self) -> bool:
-        return self._packed is not None
+        return self._packed is not None or self._tags is not None
 
     @property
     def tags(self) -> FileTags | None:
         """The decoded tags; raises CacheError when the stored blob is not valid tags."""
-        if self._tags is None and self._packed is not None:
-            self._tags = _unpack(self._packed, self.definitions)
+        packed = self._packed  # read first: another thread may decode and drop it meanwhile
+        if self._tags is None and packed is not None:
+            self._tags = _unpack(packed, self.definitions)
+            self._packed = None
         return self._tags
+
+    @property
+    def packed(self) -> bytes | None:
+        """The tags as `_pack` makes them (None: the file has none)."""
+        packed = self._packed
+        if packed is not None or self._tags is None:
+            return packed
+        return _pack(self._tags)
 
     def moved(self, mtime_ns: int) -> CachedFile:
         """The same content seen with a new mtime."""
         return CachedFile(
-            self.size, mtime_ns, self.digest, None, skip_reason=self.skip_reason,
+            self.size, mtime_ns, self.digest, self._tags, skip_reason=self.skip_reason,
             notes=self.notes, packed=self._packed, definitions=self.definitions,
         )  # fmt: skip
 
     def encode(self) -> tuple[object, ...]:
         return (
-            self.size, self.mtime_ns, self.digest, self._packed, self.skip_reason, self.notes,
+            self.size, self.mtime_ns, self.digest, self.packed, self.skip_reason, self.notes,
             self.definitions,
         )  # fmt: skip
 
@@ -150,14 +162,16 @@ def _pack(tags: FileTags) -> bytes:
     )
     numbers = array("I", (n for d in tags.definitions for n in (d.line, d.start_line, d.end_line)))
     return marshal.dumps(
-        (texts, numbers.tobytes(), tags.references.packed(), tags.syntax_error, dict(tags.words))
+        (texts, numbers.tobytes(), tags.references.packed(), tags.syntax_error, tags.words.packed())
     )
 
 
 def _unpack(packed: bytes, count: int) -> FileTags:
     """The tags `_pack` made, checked to hold `count` definitions; CacheError otherwise."""
     try:
-        texts, numbers, (names, counts, lines), syntax_error, words = marshal.loads(packed)
+        texts, numbers, (names, counts, lines), syntax_error, (terms, tallies) = marshal.loads(
+            packed
+        )
         if not (
             type(texts) is str
             and type(numbers) is bytes
@@ -165,12 +179,14 @@ def _unpack(packed: bytes, count: int) -> FileTags:
             and type(counts) is bytes
             and type(lines) is bytes
             and type(syntax_error) is bool
-            and type(words) is dict
+            and type(terms) is str
+            and type(tallies) is bytes
         ):
             raise CacheError("tags with fields of the wrong type")
         fields = texts.split(_SEP) if texts else []
         lines_of = array("I", numbers)  # ValueError unless whole uint32s
         uses = memoryview(counts).cast("I")  # TypeError likewise
+        words = Words(terms, tallies)  # ValueError likewise
     except CacheError:
         raise
     except Exception as exc:  # whatever shape marshal produced: ints, dicts, nested tuples…
@@ -183,8 +199,8 @@ def _unpack(packed: bytes, count: int) -> FileTags:
         and all(type(name) is str for name in names)
     ):
         raise CacheError("tags whose parts disagree in length")
-    if not all(type(word) is str and type(n) is int for word, n in words.items()):
-        raise CacheError("word counts of the wrong type")
+    if (terms.count(_SEP) + 1 if terms else 0) != len(words):
+        raise CacheError("word counts that disagree with their words")
     definitions = tuple(
         Definition(
             name=fields[4 * i],

@@ -7,6 +7,7 @@ iterates, so a new focus costs milliseconds.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,9 @@ from repomap.copies import is_copy, source_stems
 from repomap.tags import FileTags
 
 IntArray = npt.NDArray[np.int64]
+Index = npt.NDArray[np.int32]
+"""What the graph keeps: numbers of files, definitions and identifiers (< 2**31), as int32
+— half of int64, and a warm start uses the cached bytes as they are, with no copy."""
 _PAIR = 2**31
 """Packs (identifier, file) into one int64 so numpy can sort and dedupe pairs."""
 FloatArray = npt.NDArray[np.float64]
@@ -41,39 +45,39 @@ class ReferenceGraph:
     """Files, sorted; a file's number is its index here."""
     idents: dict[str, int]
     """Defined identifier → its number."""
-    def_file: IntArray
+    def_file: Index
     """Every definition, file by file in path order: its file's number,"""
-    def_index: IntArray
+    def_index: Index
     """its position in that file's `definitions`,"""
-    def_ident: IntArray
+    def_ident: Index
     """its identifier's number,"""
-    def_line: IntArray
+    def_line: Index
     """and its signature line."""
-    edge_src: IntArray
+    edge_src: Index
     """Referencing file of each edge (the first half; the second half are the same edges
     reversed, defining file → referencing file, at REVERSE_EDGE_WEIGHT)."""
-    edge_dst: IntArray
+    edge_dst: Index
     """Defining file of each edge (first half)."""
-    edge_ident: IntArray
+    edge_ident: Index
     edge_weight: FloatArray
     """Static weight: identifier quality × sqrt(number of uses), × COPY_EDGE_WEIGHT into a
     copy of code (`repomap.copies`: a single header defining every name would otherwise
     collect the rank of all of them)."""
-    edge_pair: IntArray
+    edge_pair: Index
     """Each edge's (source file, target file) pair, an index into `pair_src`/`pair_dst`:"""
-    pair_src: IntArray
-    pair_dst: IntArray
+    pair_src: Index
+    pair_dst: Index
     """PageRank iterates over unique file pairs, far fewer than edges."""
-    edge_flow: IntArray
+    edge_flow: Index
     """Each edge's (target file, identifier) slot: rank flowing into that definition name."""
-    def_flow: IntArray
+    def_flow: Index
     """Each definition's flow slot, or -1 when nothing references it."""
 
     @property
     def size(self) -> int:
         return len(self.paths)
 
-    def definers(self, ident_ids: IntArray) -> IntArray:
+    def definers(self, ident_ids: IntArray) -> Index:
         """Files defining any of the given identifiers."""
         return np.unique(self.def_file[np.isin(self.def_ident, ident_ids)])
 
@@ -92,7 +96,7 @@ class ReferenceGraph:
         have made: cached bytes are checked, not trusted (see `repomap/cache.py`)."""
         try:
             arrays: dict[str, Any] = {
-                name: np.frombuffer(payload[name], dtype=dtype).astype(_MEMORY[dtype])
+                name: np.frombuffer(payload[name], dtype=dtype)  # read-only views, no copy
                 for name, dtype in _STORED.items()
             }
             paths, names = payload["paths"], payload["idents"]
@@ -158,25 +162,21 @@ _STORED: dict[str, type[np.generic]] = {
     **dict.fromkeys(_INDEX_ARRAYS, np.int32),
     "edge_weight": np.float64,
 }
-_MEMORY: dict[type[np.generic], type[np.generic]] = {np.int32: np.int64, np.float64: np.float64}
 
 
 def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     paths = tuple(sorted(tags))
     idents: dict[str, int] = {}
-    def_file: list[int] = []
-    def_index: list[int] = []
-    def_ident: list[int] = []
-    def_line: list[int] = []
+    # typed arrays, not lists: a list holds an 8-byte pointer and often an int object per
+    # entry, and 20,000 files have millions of references
+    def_file, def_index, def_ident, def_line = (array("q") for _ in range(4))
     for number, path in enumerate(paths):
         for index, definition in enumerate(tags[path].definitions):
             def_file.append(number)
             def_index.append(index)
             def_ident.append(idents.setdefault(definition.name, len(idents)))
             def_line.append(definition.line)
-    ref_file: list[int] = []
-    ref_ident: list[int] = []
-    ref_count: list[int] = []
+    ref_file, ref_ident, ref_count = (array("q") for _ in range(3))
     for number, path in enumerate(paths):
         for name, uses in tags[path].references.counts():
             known = idents.get(name)
@@ -184,13 +184,13 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
                 ref_file.append(number)
                 ref_ident.append(known)
                 ref_count.append(uses)
-    defs_file = np.array(def_file, dtype=np.int64)
-    defs_ident = np.array(def_ident, dtype=np.int64)
+    defs_file = np.frombuffer(def_file, dtype=np.int64)
+    defs_ident = np.frombuffer(def_ident, dtype=np.int64)
     src, dst, edge_ident, count = _join(
         defs_file,
         defs_ident,
-        refs=(np.array(ref_file, dtype=np.int64), np.array(ref_ident, dtype=np.int64)),
-        ref_count=np.array(ref_count, dtype=np.float64),
+        refs=(np.frombuffer(ref_file, dtype=np.int64), np.frombuffer(ref_ident, dtype=np.int64)),
+        ref_count=np.frombuffer(ref_count, dtype=np.int64).astype(np.float64),
         ident_count=len(idents),
     )
     quality = _ident_quality(idents, defs_file, defs_ident, used=edge_ident)
@@ -205,22 +205,23 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     def_keys = defs_file * _PAIR + defs_ident
     slot = np.clip(np.searchsorted(flows, def_keys), 0, max(len(flows) - 1, 0))
     found = flows[slot] == def_keys if len(flows) else np.zeros(len(def_keys), dtype=bool)
+    small = np.int32  # what the graph keeps (`Index`): the packing above needs int64
     return ReferenceGraph(
         paths=paths,
         idents=idents,
-        def_file=defs_file,
-        def_index=np.array(def_index, dtype=np.int64),
-        def_ident=defs_ident,
-        def_line=np.array(def_line, dtype=np.int64),
-        edge_src=src,
-        edge_dst=dst,
-        edge_ident=edge_ident,
+        def_file=defs_file.astype(small),
+        def_index=np.frombuffer(def_index, dtype=np.int64).astype(small),
+        def_ident=defs_ident.astype(small),
+        def_line=np.frombuffer(def_line, dtype=np.int64).astype(small),
+        edge_src=src.astype(small),
+        edge_dst=dst.astype(small),
+        edge_ident=edge_ident.astype(small),
         edge_weight=weight,
-        edge_pair=edge_pair.astype(np.int64),
-        pair_src=pairs // _PAIR,
-        pair_dst=pairs % _PAIR,
-        edge_flow=edge_flow.astype(np.int64),
-        def_flow=np.where(found, slot, -1).astype(np.int64),
+        edge_pair=edge_pair.astype(small),
+        pair_src=(pairs // _PAIR).astype(small),
+        pair_dst=(pairs % _PAIR).astype(small),
+        edge_flow=edge_flow.astype(small),
+        def_flow=np.where(found, slot, -1).astype(small),
     )
 
 

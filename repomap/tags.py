@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator, Mapping
-from itertools import accumulate
-from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from tree_sitter import Node, QueryCursor
 
@@ -57,17 +55,17 @@ class References(Mapping[str, tuple[int, ...]]):
 
     Kept packed (names, then use counts and lines as uint32 arrays) because a large
     repository has hundreds of thousands of uses: packed, they load from the cache in
-    one read, and ranking needs only the counts. Lines are unpacked on first lookup.
+    one read, and ranking needs only the counts. A lookup scans the names and slices its
+    lines out, keeping no table: one lookup in every file (`SymbolIndex.references`)
+    used to leave a dict and a list of offsets in each, for as long as the tags lived.
     """
 
-    __slots__ = ("_counts", "_index", "_lines", "_starts", "names")
+    __slots__ = ("_counts", "_lines", "names")
 
     def __init__(self, names: tuple[str, ...], counts: bytes, lines: bytes) -> None:
         self.names = names
         self._counts = array("I", counts)
         self._lines = array("I", lines)
-        self._index: dict[str, int] | None = None
-        self._starts: list[int] = []
 
     @classmethod
     def from_lines(cls, found: Mapping[str, set[int]]) -> References:
@@ -83,12 +81,29 @@ class References(Mapping[str, tuple[int, ...]]):
         """(identifier, number of lines using it), without unpacking the lines."""
         return zip(self.names, self._counts, strict=True)
 
+    def uses(self) -> Iterator[tuple[str, tuple[int, ...]]]:
+        """(identifier, the lines using it) for every identifier, in one pass."""
+        start = 0
+        for name, count in zip(self.names, self._counts, strict=True):
+            yield name, tuple(self._lines[start : start + count])
+            start += count
+
+    def get(self, name: str, default: Any = None) -> Any:
+        try:
+            i = self.names.index(name)
+        except ValueError:
+            return default
+        start = sum(self._counts[:i])
+        return tuple(self._lines[start : start + self._counts[i]])
+
     def __getitem__(self, name: str) -> tuple[int, ...]:
-        if self._index is None:
-            self._index = {n: i for i, n in enumerate(self.names)}
-            self._starts = [0, *accumulate(self._counts)]
-        i = self._index[name]
-        return tuple(self._lines[self._starts[i] : self._starts[i + 1]])
+        found: tuple[int, ...] | None = self.get(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names)
@@ -100,6 +115,54 @@ class References(Mapping[str, tuple[int, ...]]):
         return (References, self.packed())
 
 
+class Words(Mapping[str, int]):
+    """Term → how often a file's text holds it, kept packed: the terms as one string
+    (NUL-separated, in first-seen order) and their counts as a uint32 array.
+
+    A file's whole text has hundreds of distinct terms; as a dict per file they took
+    ~100 MB per 10,000 files of Django (a string object and a dict slot per term, per
+    file), held as long as the tags were, while only the text index reads them, once
+    (`counts`, which splits the string and leaves nothing behind). docs/benchmarks.md has
+    the numbers.
+    """
+
+    __slots__ = ("_counts", "_index", "_terms")
+
+    def __init__(self, terms: str, counts: bytes) -> None:
+        self._terms = terms
+        self._counts = array("I", counts)
+        self._index: dict[str, int] | None = None
+
+    @classmethod
+    def from_counts(cls, found: Mapping[str, int]) -> Words:
+        return cls(_SEP.join(found), array("I", found.values()).tobytes())
+
+    def packed(self) -> tuple[str, bytes]:
+        return self._terms, self._counts.tobytes()
+
+    def counts(self) -> Iterator[tuple[str, int]]:
+        """(term, count) pairs, without building a lookup table."""
+        return zip(iter(self), self._counts, strict=True)
+
+    def __getitem__(self, term: str) -> int:
+        if self._index is None:  # one-off lookups only: the text index reads `counts`
+            self._index = {t: i for i, t in enumerate(self)}
+        return self._counts[self._index[term]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._terms.split(_SEP) if self._counts else ())
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+    def __reduce__(self) -> tuple[type[Words], tuple[str, bytes]]:
+        return (Words, self.packed())
+
+
+_SEP = "\0"  # cannot occur in a term: terms are letters, digits and `_`
+_NO_WORDS = Words("", b"")
+
+
 class FileTags(NamedTuple):
     """What one file defines and uses."""
 
@@ -109,7 +172,7 @@ class FileTags(NamedTuple):
     """Identifier → the lines it is used on."""
     syntax_error: bool
     """The parser met invalid syntax; tags are best-effort."""
-    words: Mapping[str, int] = MappingProxyType({})
+    words: Words = _NO_WORDS
     """Each term (`repomap.terms.terms`) of the file's whole text → how often it occurs:
     comments, docstrings and strings too, the words a person's summary of a bug shares
     with the code more often than the identifiers do."""
@@ -148,7 +211,7 @@ def extract_tags(source: bytes, language: str) -> FileTags:
         definitions=_qualify(raws, source),
         references=References.from_lines(refs),
         syntax_error=tree.root_node.has_error,
-        words=count_terms(_text(source)),
+        words=Words.from_counts(count_terms(_text(source))),
     )
 
 

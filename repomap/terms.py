@@ -17,9 +17,13 @@ from __future__ import annotations
 import functools
 import math
 import re
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
 
 if TYPE_CHECKING:  # tags.py counts a file's words with `terms`
     from repomap.tags import FileTags
@@ -85,7 +89,7 @@ def file_terms(path: str, tags: FileTags) -> Counter[str]:
 
 def text_terms(path: str, tags: FileTags) -> Counter[str]:
     """One file's document by what it says: every term of its text, where it lives."""
-    document = Counter(tags.words)
+    document = Counter(dict(tags.words.counts()))
     for word in words(path):
         document[word] += PATH_WEIGHT
     return document
@@ -96,15 +100,35 @@ Document = Callable[[str, "FileTags"], Counter[str]]
 
 
 class TermIndex:
-    """Inverted index of file documents, scored with Okapi BM25."""
+    """Inverted index of file documents, scored with Okapi BM25.
 
-    def __init__(self, documents: Mapping[str, Counter[str]]) -> None:
-        self._postings: dict[str, dict[str, int]] = {}
-        self._lengths = {path: sum(document.values()) for path, document in documents.items()}
-        for path, document in documents.items():
+    Compact: one vocabulary (term → number) and, term by term, the numbers of the files
+    holding it and how often (int32 arrays, CSR-style: `_starts[t]:_starts[t + 1]`),
+    files in the order they were given. As a dict of dicts (term → path → count) the
+    text index of 20,000 files took hundreds of MB (docs/benchmarks.md); scores are the
+    same floats, summed in the same order, returned in the same order.
+    """
+
+    def __init__(self, documents: Iterable[tuple[str, Mapping[str, int]]]) -> None:
+        self._vocabulary: dict[str, int] = {}
+        self._paths: list[str] = []
+        lengths: list[int] = []
+        files, numbers, counts = array("i"), array("i"), array("i")
+        for path, document in documents:
+            files.extend(array("i", [len(self._paths)]) * len(document))
             for term, count in document.items():
-                self._postings.setdefault(term, {})[path] = count
-        self._average = sum(self._lengths.values()) / max(len(self._lengths), 1)
+                numbers.append(self._vocabulary.setdefault(term, len(self._vocabulary)))
+                counts.append(count)
+            self._paths.append(path)
+            lengths.append(sum(document.values()))
+        order = np.argsort(np.frombuffer(numbers, np.int32), kind="stable")  # files stay in order
+        self._files = np.frombuffer(files, np.int32)[order]
+        self._counts = np.frombuffer(counts, np.int32)[order]
+        per_term = np.bincount(np.frombuffer(numbers, np.int32), minlength=len(self._vocabulary))
+        self._starts = np.concatenate(([0], np.cumsum(per_term)))
+        average = sum(lengths) / max(len(lengths), 1) or 1.0  # all empty: no posting to norm
+        # BM25's length normalisation per file, as the dict version computed it per posting
+        self._norms = BM25_K1 * (1 - BM25_B + BM25_B * np.array(lengths, np.float64) / average)
 
     @classmethod
     def build(
@@ -114,29 +138,46 @@ class TermIndex:
         keep: Callable[[str], bool] = lambda _: True,
         document: Document = file_terms,
     ) -> TermIndex:
-        """Index every file of `tags` that `keep` accepts, each as `document` makes it."""
-        return cls({path: document(path, tags[path]) for path in tags if keep(path)})
+        """Index every file of `tags` that `keep` accepts, each as `document` makes it
+        (one document at a time: none outlives its turn)."""
+        return cls((path, document(path, tags[path])) for path in tags if keep(path))
 
     def __len__(self) -> int:
-        return len(self._lengths)
+        return len(self._paths)
+
+    def _postings(self, term: str) -> slice:
+        number = self._vocabulary.get(term)
+        if number is None:
+            return slice(0, 0)
+        return slice(int(self._starts[number]), int(self._starts[number + 1]))
 
     def idf(self, term: str) -> float:
         """BM25's inverse document frequency of `term` (0 for a term no file has)."""
-        found = len(self._postings.get(term, ()))
+        postings = self._postings(term)
+        found = postings.stop - postings.start
         if not found:
             return 0.0
-        return math.log(1 + (len(self._lengths) - found + 0.5) / (found + 0.5))
+        return math.log(1 + (len(self._paths) - found + 0.5) / (found + 0.5))
 
     def scores(self, query: Iterable[str]) -> dict[str, float]:
-        """BM25 score of every file sharing a term with `query` (each term counted once)."""
-        total = len(self._lengths)
-        found: dict[str, float] = {}
+        """BM25 score of every file sharing a term with `query` (each term counted once),
+        in the order the files were first matched."""
+        total = len(self._paths)
+        sums = np.zeros(total)
+        seen = np.zeros(total, dtype=bool)
+        matched: list[npt.NDArray[np.int32]] = []
         for term in set(query):
-            postings = self._postings.get(term)
-            if not postings:
+            postings = self._postings(term)
+            found = postings.stop - postings.start
+            if not found:
                 continue
-            idf = math.log(1 + (total - len(postings) + 0.5) / (len(postings) + 0.5))
-            for path, count in postings.items():
-                norm = BM25_K1 * (1 - BM25_B + BM25_B * self._lengths[path] / self._average)
-                found[path] = found.get(path, 0.0) + idf * count * (BM25_K1 + 1) / (count + norm)
-        return found
+            idf = math.log(1 + (total - found + 0.5) / (found + 0.5))
+            files, counts = self._files[postings], self._counts[postings].astype(np.float64)
+            sums[files] += idf * counts * (BM25_K1 + 1) / (counts + self._norms[files])
+            first = files[~seen[files]]
+            seen[first] = True
+            matched.append(first)
+        if not matched:
+            return {}
+        hits = np.concatenate(matched)
+        return dict(zip([self._paths[i] for i in hits.tolist()], sums[hits].tolist(), strict=True))

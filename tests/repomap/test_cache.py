@@ -57,15 +57,33 @@ def test_decode_refuses_what_encode_cannot_make(entry: object) -> None:
         marshal.dumps(("a\0b\0c\0d", b"\1\0\0\0" * 3, ((), b"", b""), False, {})),  # count 2
         marshal.dumps(("", b"", (("x",), b"", b""), False, {})),  # a name without a count
         marshal.dumps(("", b"", (("x",), b"\1\0\0\0", b""), False, {})),  # a count, no lines
-        marshal.dumps(("", b"", ((), b"", b""), False, [])),  # word counts not a dict
-        marshal.dumps(("", b"", ((), b"", b""), False, {"word": "2"})),
-        marshal.dumps(("", b"", ((), b"", b""), False, {3: 2})),
+        marshal.dumps(("", b"", ((), b"", b""), False, [])),  # word counts not a pair
     ],
 )
 def test_damaged_tags_raise_cache_error_when_decoded(blob: bytes) -> None:
     damaged = cache.CachedFile(1, 1, "d", None, packed=blob, definitions=2)
     with pytest.raises(CacheError):
         _ = damaged.tags
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        {"word": 2},  # format 6's dict
+        ("a\0b", b"\1\0\0\0"),  # two words, one count
+        ("", b"\1\0\0\0"),  # a count, no word
+        ("a", b"\1\0"),  # half a count
+        (b"a", b"\1\0\0\0"),  # words that are not text
+    ],
+)
+def test_damaged_word_counts_raise_cache_error_when_decoded(words: object) -> None:
+    blob = marshal.dumps(("", b"", ((), b"", b""), False, words))
+    damaged = cache.CachedFile(1, 1, "d", None, packed=blob, definitions=0)
+    with pytest.raises(CacheError):
+        _ = damaged.tags
+    good = marshal.dumps(("", b"", ((), b"", b""), False, ("a\0b", b"\1\0\0\0\2\0\0\0")))
+    sound = cache.CachedFile(1, 1, "d", None, packed=good, definitions=0)
+    assert sound.tags is not None and dict(sound.tags.words) == {"a": 1, "b": 2}
 
 
 def test_view_repairs_every_damaged_file_in_one_pass() -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from repomap.languages import LANGUAGES, language_for, query_files, query_for
-from repomap.tags import FileTags, extract_tags
+from repomap.tags import FileTags, References, Words, extract_tags
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "languages"
 QUERIES = Path(__file__).resolve().parents[2] / "repomap" / "queries"
@@ -430,3 +433,26 @@ def test_syntax_error_gives_best_effort_tags(language: str, source: bytes, expec
     tags = extract_tags(source, language)
     assert tags.syntax_error
     assert expected in {d.qualified for d in tags.definitions}
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["a", "save", "get_x", "QuerySet", "é"]),
+        st.sets(st.integers(1, 10_000), min_size=1, max_size=5),
+    )
+)
+def test_packed_references_answer_as_the_dict_they_pack(found: dict[str, set[int]]) -> None:
+    references = References.from_lines(found)
+    expected = {name: tuple(sorted(lines)) for name, lines in found.items()}
+    assert dict(references.uses()) == expected
+    assert {name: references[name] for name in references} == expected
+    assert references.get("missing") is None and "missing" not in references
+    with pytest.raises(KeyError):
+        references["missing"]
+
+
+@given(st.dictionaries(st.sampled_from(["date", "parse_date", "x1", "ß"]), st.integers(1, 99)))
+def test_packed_words_answer_as_the_counts_they_pack(found: dict[str, int]) -> None:
+    words = Words.from_counts(found)
+    assert dict(words.counts()) == found and dict(words) == found and len(words) == len(found)
+    assert pickle.loads(pickle.dumps(words)) == words

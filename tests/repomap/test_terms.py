@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -7,7 +8,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from repomap.build import build
-from repomap.terms import TermIndex, count_terms, file_terms, terms, text_terms, words
+from repomap.terms import (
+    BM25_B,
+    BM25_K1,
+    TermIndex,
+    count_terms,
+    file_terms,
+    terms,
+    text_terms,
+    words,
+)
 from tests.conftest import MakeRepo
 
 CODE_ALPHABET = st.sampled_from([*"aAzZ_09 .:-\n", "select_related", "HTTPError", "ß"])
@@ -79,3 +89,62 @@ def test_a_text_document_holds_comments_and_strings_the_names_do_not(
     assert "io/stream.py" not in TermIndex.build(tags).scores(summary)
     scores = TermIndex.build(tags, document=text_terms).scores(summary)
     assert max(scores, key=scores.__getitem__) == "io/stream.py"
+
+
+def _dict_bm25(documents: dict[str, Counter[str]], query: list[str]) -> dict[str, float]:
+    """BM25 as TermIndex computed it with a dict of dicts (term → path → count), before
+    its postings became arrays: the reference the compact index must match exactly."""
+    postings: dict[str, dict[str, int]] = {}
+    lengths = {path: sum(document.values()) for path, document in documents.items()}
+    for path, document in documents.items():
+        for term, count in document.items():
+            postings.setdefault(term, {})[path] = count
+    average = sum(lengths.values()) / max(len(lengths), 1)
+    found: dict[str, float] = {}
+    for term in set(query):
+        if not postings.get(term):
+            continue
+        hits = postings[term]
+        idf = math.log(1 + (len(lengths) - len(hits) + 0.5) / (len(hits) + 0.5))
+        for path, count in hits.items():
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[path] / average)
+            found[path] = found.get(path, 0.0) + idf * count * (BM25_K1 + 1) / (count + norm)
+    return found
+
+
+TERM = st.sampled_from(["query", "set", "select_related", "cart", "total", "price", "x1"])
+
+
+@given(
+    st.dictionaries(
+        st.text("abc/", min_size=1, max_size=6),
+        st.dictionaries(TERM, st.integers(1, 50)).map(Counter),
+        max_size=8,
+    ),
+    st.lists(st.sampled_from(["query", "cart", "price", "zebra", "x1", "set"]), max_size=6),
+)
+def test_the_compact_index_scores_exactly_as_the_dict_one(
+    documents: dict[str, Counter[str]], query: list[str]
+) -> None:
+    index = TermIndex(documents.items())
+    scores, expected = index.scores(query), _dict_bm25(documents, query)
+    assert scores == expected and list(scores) == list(expected)  # same floats, same order
+    assert len(index) == len(documents)
+    for term in {*query, "zebra"}:
+        hits = sum(term in document for document in documents.values())
+        assert index.idf(term) == (
+            math.log(1 + (len(documents) - hits + 0.5) / (hits + 0.5)) if hits else 0.0
+        )
+
+
+def test_the_whole_text_index_reads_the_packed_word_counts(make_repo: MakeRepo, home: Path) -> None:
+    root = make_repo({"a.py": "# parse the date\ndef f():\n    return 'date'\n", "b.py": "x = 1\n"})
+    tags = build(root, home=home).tags
+    assert dict(tags["a.py"].words.counts()) == count_terms(
+        "# parse the date\ndef f():\n    return 'date'\n"
+    )
+    assert text_terms("a.py", tags["a.py"])["date"] == 2
+    documents = {path: text_terms(path, tags[path]) for path in tags}
+    assert TermIndex.build(tags, document=text_terms).scores(["date", "parse"]) == _dict_bm25(
+        documents, ["date", "parse"]
+    )

@@ -1,0 +1,58 @@
+"""Every case's candidate ranking, one JSON line per case: to compare two commits.
+
+    PYTHONPATH=$PWD .venv/bin/python bench/ranking_dump.py --home H [--cases C] [--src S] > OUT
+    diff OUT_BEFORE OUT_AFTER    # identical files: every case ranks every place the same
+
+The ranking only (`diagnoser.candidates.rank_candidates`, limit 10, no model), each
+report built as `bench/localize_lopo.py` builds it; cases whose release is not under
+SRC/src/ are skipped (said on stderr). Each line: the case id and its ranked places
+(path, line, symbol, source, score). Run it from another commit's checkout with
+PYTHONPATH pointing there to get the "before".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from diagnoser import candidates
+from diagnoser.intake import ReportIn
+from diagnoser.intake.intake import build_report
+from diagnoser.workspace import Workspace
+
+LIMIT = 10
+
+
+def main() -> None:
+    cli = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    cli.add_argument("--cases", type=Path, default=Path("/work/shared/bench/cases.jsonl"))
+    cli.add_argument("--src", type=Path, default=Path("bench/.cache/devbench"))
+    cli.add_argument("--home", type=Path, required=True)
+    args = cli.parse_args()
+    cases = [json.loads(line) for line in args.cases.read_text().splitlines() if line.strip()]
+    by_root: dict[str, list[dict[str, object]]] = {}
+    for case in cases:
+        by_root.setdefault(str(case["root"]), []).append(case)
+    for root, group in by_root.items():
+        path = args.src / "src" / root
+        if not path.is_dir():
+            print(f"skipped {root}: not under {args.src}/src ({len(group)} cases)", file=sys.stderr)
+            continue
+        workspace = Workspace(path, home=args.home)
+        index = workspace.repository.index
+        for case in group:
+            report = build_report(
+                ReportIn(text=str(case["problem_statement"])),
+                files=index.files,
+                index=index,
+                packages=workspace.packages,
+            )
+            ranked = candidates.rank_candidates(report, workspace, limit=LIMIT)
+            places = [[c.path, c.line, c.symbol, c.source.value, c.score] for c in ranked]
+            print(json.dumps({"id": case["id"], "places": places}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
