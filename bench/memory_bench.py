@@ -1,6 +1,6 @@
 """Peak memory of a diagnosis on a 10,000- and a 20,000-file repository (issue 23).
 
-    bash /work/shared/bench/get_sources.sh bench/.cache/devbench Django   # once, ~2 min
+    bash ../shared/bench/get_sources.sh bench/.cache/devbench Django   # once, ~2 min
     .venv/bin/python bench/memory_bench.py [--files 10000 20000] [--report FILE]
 
 The repository is real code, not generated: by default the Django releases under
@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "bench" / ".cache"
 SOURCES = CACHE / "devbench" / "src"
 TREES = CACHE / "memory"
-CASES = Path("/work/shared/bench/cases.jsonl")
+CASES = Path(__file__).resolve().parents[2] / "shared" / "bench" / "cases.jsonl"
 CASE = "django__django-10554"
 MB = 1 << 20
 

@@ -27,7 +27,11 @@ LIMIT = 10
 
 def main() -> None:
     cli = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    cli.add_argument("--cases", type=Path, default=Path("/work/shared/bench/cases.jsonl"))
+    cli.add_argument(
+        "--cases",
+        type=Path,
+        default=Path(__file__).resolve().parents[2] / "shared" / "bench" / "cases.jsonl",
+    )
     cli.add_argument("--src", type=Path, default=Path("bench/.cache/devbench"))
     cli.add_argument("--home", type=Path, required=True)
     args = cli.parse_args()
