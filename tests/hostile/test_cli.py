@@ -137,8 +137,12 @@ class Probe(NamedTuple):
 
 
 PROBES = {
-    "json-10000-deep": Probe(b"[" * 10_000 + b"]" * 10_000, ("--provider", "sentry"),
-                             "nested 10,000 deep"),
+    # Deep parts intake does not read are cut (tests/hostile/test_deep_json.py); a deep
+    # part it reads is refused, naming it.
+    "json-10000-deep": Probe(b'{"event_id": "e1", "exception": {"values": [{"type": "E", '
+                             b'"stacktrace": {"frames": ' + b"[" * 10_000 + b"]" * 10_000
+                             + b"}}]}}", ("--provider", "sentry"),
+                             "stacktrace.frames[0] is nested deeper than 64 levels"),
     "json-5000-digit-int": Probe(b'{"event_id": ' + b"9" * 5_000 + b"}",
                                  ("--provider", "sentry"), "digits"),
     "sentry-every-field-wrong": Probe(json.dumps(WRONG_TYPES).encode(), ("--provider", "sentry"),
