@@ -5,8 +5,9 @@ Queue depth is the number of `queued` jobs (`Store.job_counts`), read at most on
 `DEPTH_CACHE_SECONDS` per process — a request reads the cached figure, so the check
 costs one query a second, not one per request, and may lag the truth by that second.
 Past `DIAGNOSER_MAX_QUEUED_JOBS`, `POST /diagnose` answers 503 + `Retry-After` before
-its body is read (nothing stored). Webhooks, per route, by what their sender does with
-a 5xx:
+its body is read (nothing stored; the key was checked first). Webhooks, after their
+signature or token is checked (a caller without the secret learns nothing of the
+queue), per route, by what their sender does with a 5xx:
 
 | route | sender retries a 5xx? | past the limit |
 |---|---|---|
@@ -68,28 +69,36 @@ class Backpressure:
 
     async def admit(self) -> None:
         """503 + Retry-After when the queue holds `max_queued` jobs or more."""
-        depth = await self.depth()
+        depth = self._cached()
+        self._refuse_when_full(await run_in_threadpool(self._read) if depth is None else depth)
+
+    def admit_delivery(self, route: str) -> None:
+        """`admit` for a verified delivery of a sender that retries (a sender that never
+        does is always let in); in a worker thread, after the signature check, so a
+        caller without the secret learns nothing of the queue."""
+        if route in RETRYING_SENDERS:
+            depth = self._cached()
+            self._refuse_when_full(self._read() if depth is None else depth)
+
+    def _cached(self) -> int | None:
+        """Jobs queued, when read less than `DEPTH_CACHE_SECONDS` ago."""
+        cached = self._depth
+        if cached is not None and self.clock() - cached[0] < DEPTH_CACHE_SECONDS:
+            return cached[1]
+        return None
+
+    def _read(self) -> int:
+        depth = int(self.job_counts().get("queued", 0))
+        self._depth = (self.clock(), depth)
+        return depth
+
+    def _refuse_when_full(self, depth: int) -> None:
         if depth >= self.max_queued:
             raise ApiError(
                 503, f"the queue is full ({depth:,} jobs waiting, limit {self.max_queued:,}); "
                 f"retry in {QUEUE_FULL_RETRY_SECONDS} s",
                 headers={"Retry-After": str(QUEUE_FULL_RETRY_SECONDS)},
             )  # fmt: skip
-
-    async def admit_webhook(self, route: str) -> None:
-        """`admit` for a sender that retries; a sender that never does is always let in."""
-        if route in RETRYING_SENDERS:
-            await self.admit()
-
-    async def depth(self) -> int:
-        """Jobs queued, at most `DEPTH_CACHE_SECONDS` old."""
-        cached = self._depth
-        if cached is not None and self.clock() - cached[0] < DEPTH_CACHE_SECONDS:
-            return cached[1]
-        counts = await run_in_threadpool(self.job_counts)
-        depth = int(counts.get("queued", 0))
-        self._depth = (self.clock(), depth)
-        return depth
 
     def open_stream(self, job_id: str) -> StreamSlot:
         """A slot for one live stream of `job_id`; 429/503 past the caps."""

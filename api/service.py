@@ -95,6 +95,7 @@ class Service:
         delivery = deliveries.inspect(route, headers, body)
         if not delivery.act:
             return 200, WebhookAck(ignored=True, reason=delivery.reason or "not acted on")
+        self.backpressure.admit_delivery(route)  # 503 past the queue limit, when it retries
         kept = _stored(headers)
         queue = self._queue()
         job, first = self.store.deliver(

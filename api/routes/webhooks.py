@@ -43,7 +43,6 @@ async def _deliver(
 ) -> JSONResponse:
     address = client_address(request)
     service.guard.admit_webhook(route, address)  # before the body is read
-    await service.backpressure.admit_webhook(route)
     probes = FAILURE_STATUSES if service.guard.open else PROBE_STATUSES
     with service.guard.counting_failures(address, probes):  # bad signature, token, repo
         name = service.repo(repo, reveal=service.guard.open)

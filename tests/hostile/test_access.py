@@ -327,6 +327,10 @@ def test_a_full_queue_refuses_diagnose_and_retrying_senders_and_stores_nothing(
         rollbar = _rollbar(client, 1)
         assert rollbar.status_code == 503 and _retry_after(rollbar) == 30  # Rollbar retries
         assert _reports(client) == stored  # nothing stored for any of them
+        stranger = client.post("/webhooks/rollbar/not-the-token", content=b'{"n": 2}')
+        assert stranger.status_code == 401  # learns nothing of the queue without the token
+        assert "queue" not in stranger.text
+        stored += 1  # the refusal itself is kept (in part: tests/hostile/test_storage.py)
         assert _github(client, "never-retried") == 202  # GitHub never retries: kept
         assert _reports(client) == stored + 1
 
