@@ -33,6 +33,7 @@ from diagnoser.cli import EXIT_USAGE
 from diagnoser.cli import main as diagnoser_main
 from diagnoser.redact import redact_url
 from diagnoser.settings import default_database_url
+from repomap import allocator
 
 SERVE = "serve"
 DEFAULT_HOST = "127.0.0.1"
@@ -45,6 +46,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == [SERVE]:
+        allocator.limit_arenas()
         return serve(args[1:])
     return diagnoser_main(args)
 

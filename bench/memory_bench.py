@@ -20,9 +20,10 @@ Every run is a fresh process, measured four ways:
   `DIAGNOSER_HOME` (the index is built: parsed in a process pool, cached), then again
   (the cache is read). Peak RSS of that process from `wait4` (its parse workers are
   children of the fork server and not counted: each holds one chunk of files);
-- **service cold / warm**: what the service does for its first report — a `Workspaces`
-  registry warms the repository, then one diagnosis runs in the same process; the
-  resident set it then holds (VmRSS: what stays) and its peak (VmHWM).
+- **service cold / warm**: a real `diagnoser serve` (one process, SQLite, offline) sent the
+  report by `POST /diagnose?wait=`, with an empty data directory (its first report
+  builds the index) and again on the same one; the resident set it holds once it has
+  answered (VmRSS: what stays) and its peak (VmHWM). Parse workers are not counted.
 
 The report (default: the first Django case with a traceback in the developer benchmark,
 django__django-10554) runs offline (no model configured). Prints one table row per
@@ -35,16 +36,15 @@ import argparse
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-from diagnoser.intake import ReportIn
-from diagnoser.models import resolve_models
-from diagnoser.pipeline import diagnose
-from diagnoser.registry import Workspaces
-from diagnoser.settings import load_settings
+import httpx
+
 from repomap.files import walk_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,6 +54,8 @@ TREES = CACHE / "memory"
 CASES = Path(__file__).resolve().parents[2] / "shared" / "bench" / "cases.jsonl"
 CASE = "django__django-10554"
 MB = 1 << 20
+SERVICE_WAIT_S = 600
+"""How long the service may take to start, and to answer a report (cold: it indexes)."""
 
 
 def make_tree(files: int, sources: list[Path]) -> Path:
@@ -114,23 +116,60 @@ def cli_peak(tree: Path, report: Path, home: Path) -> float:
 
 
 def service_memory(tree: Path, report: Path, home: Path) -> tuple[float, float]:
-    """(held, peak) RSS in MB of a process that warms a Workspaces entry and runs one
-    diagnosis, as the service does for its first report."""
-    out = subprocess.run(
-        [sys.executable, __file__, "--service-child", str(tree), str(report)],
-        env=_environment(home), capture_output=True, text=True, check=True, cwd=ROOT,
-    )  # fmt: skip
-    held, peak = out.stdout.split()
-    return float(held), float(peak)
+    """(held, peak) RSS in MB of a real `diagnoser serve` (one process: it answers and runs
+    the jobs) that is sent `report` by `POST /diagnose?wait=` and answers with its Finding:
+    VmRSS once it has answered (what it keeps), VmHWM (its peak). Its database lives in
+    `home` with the index cache, so a second run on the same `home` starts warm."""
+    port = _free_port()
+    database = tempfile.mkdtemp(dir=home)  # a fresh one: no earlier job answers as a duplicate
+    settings = {
+        "DIAGNOSER_REPOS": f"big={tree}",
+        "DIAGNOSER_DATABASE_URL": f"sqlite:///{database}/service.db",
+    }
+    with (home / "serve.log").open("ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "api.cli", "serve", "--port", str(port)],
+            env={**_environment(home), **settings}, cwd=ROOT, stdout=log, stderr=log,
+        )  # fmt: skip
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=SERVICE_WAIT_S) as client:
+            _wait_listening(client, process)
+            answer = client.post(
+                "/diagnose", params={"repo": "big", "wait": SERVICE_WAIT_S},
+                content=report.read_bytes(), headers={"content-type": "text/plain"},
+            )  # fmt: skip
+            if answer.status_code != 200:
+                raise SystemExit(f"the service answered {answer.status_code}: {answer.text}")
+        status = Path(f"/proc/{process.pid}/status").read_text().splitlines()
+        fields = dict(line.split(":", 1) for line in status)
+        return _kb(fields["VmRSS"]) / 1024, _kb(fields["VmHWM"]) / 1024
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
 
 
-def service_child(tree: Path, report: Path) -> None:
-    settings = load_settings()
-    workspaces = Workspaces({"big": tree}, settings)
-    workspace = workspaces.warm("big")
-    diagnose(ReportIn(text=report.read_text()), workspace, models=resolve_models(settings))
-    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
-    print(int(status["VmRSS"].split()[0]) / 1024, int(status["VmHWM"].split()[0]) / 1024)
+def _kb(field: str) -> int:
+    return int(field.split(maxsplit=1)[0])
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait_listening(client: httpx.Client, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + SERVICE_WAIT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"the service exited {process.returncode}")
+        try:
+            client.get("/healthz")
+            return
+        except httpx.TransportError:
+            time.sleep(0.2)
+    raise SystemExit("the service did not start")
 
 
 def main() -> None:
@@ -141,11 +180,7 @@ def main() -> None:
         "--sources", type=Path, nargs="+", default=[],
         help="source trees to take files from, in order (default: the Django releases)",
     )  # fmt: skip
-    cli.add_argument("--service-child", nargs=2, help=argparse.SUPPRESS)
     args = cli.parse_args()
-    if args.service_child:
-        service_child(Path(args.service_child[0]), Path(args.service_child[1]))
-        return
     report = report_file(args.report)
     rows: dict[int, dict[str, float]] = {}
     print("files   CLI cold  CLI warm  service cold held/peak  service warm held/peak  (MB)")

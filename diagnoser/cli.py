@@ -39,7 +39,7 @@ from diagnoser.pipeline import Event, State, diagnose
 from diagnoser.render import to_json, to_markdown, to_sarif_json
 from diagnoser.settings import Settings, check_data_home, default_database_url, load_settings
 from diagnoser.workspace import Workspace
-from repomap import RepoMapError
+from repomap import RepoMapError, allocator
 from repomap.signals import run_stoppable
 
 EXIT_OK = 0
@@ -99,6 +99,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    allocator.limit_arenas()
     return run_stoppable(lambda: _run(args), prog="diagnoser")
 
 

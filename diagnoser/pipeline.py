@@ -67,6 +67,7 @@ from diagnoser.template import TemplateError, parse_report
 from diagnoser.triage import Triage, refine
 from diagnoser.usage import Costs, costs, describe, merge_costs, record, total_cost
 from diagnoser.workspace import Workspace
+from repomap import allocator
 
 __all__ = [
     "DEFAULT_TIMEOUT_SECONDS",
@@ -208,6 +209,8 @@ async def diagnose_async(
     except Exception as exc:
         _record_failure(run, type(exc).__name__, str(exc))
         raise
+    finally:
+        allocator.release()  # a run's indexes and messages: freed, and handed back
 
 
 @dataclass

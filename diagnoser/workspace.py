@@ -144,7 +144,10 @@ class Workspace:
 
     @functools.cached_property
     def _listed_contents(self) -> frozenset[str]:
-        """Repo-relative real paths of the listed files (a symlink's target)."""
+        """Repo-relative real paths of the listed files (a symlink's target): without
+        symlinks, the very set of `file_paths` (not a second one of every path)."""
+        if all(f.target is None for f in self.files):
+            return self.file_paths
         return frozenset(f.target or f.path for f in self.files)
 
     def denied(self, rel: str, *, is_dir: bool = False) -> bool:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
+import sys
 import threading
 import zlib
 from array import array
@@ -201,19 +202,28 @@ def _unpack(packed: bytes, count: int) -> FileTags:
         raise CacheError("tags whose parts disagree in length")
     if (terms.count(_SEP) + 1 if terms else 0) != len(words):
         raise CacheError("word counts that disagree with their words")
-    definitions = tuple(
-        Definition(
-            name=fields[4 * i],
-            qualified=fields[4 * i + 1],
-            kind=fields[4 * i + 2],
-            line=lines_of[3 * i],
-            start_line=lines_of[3 * i + 1],
-            end_line=lines_of[3 * i + 2],
-            signature=fields[4 * i + 3],
-        )
-        for i in range(count)
+    definitions = tuple(_definition(fields, lines_of, i) for i in range(count))
+    # Interned, a name used in many files is one string, shared with its definition's.
+    uses_of = References(tuple(map(sys.intern, names)), counts, lines)
+    return FileTags(definitions, uses_of, syntax_error, words)
+
+
+def _definition(fields: list[str], lines: array[int], i: int) -> Definition:
+    """The `i`th definition, its strings shared where they repeat: a name is interned (it
+    recurs across files and keys the symbol tables), a top-level qualified name is the
+    name itself, a kind is one of a dozen — split apart, each was a string of its own
+    for every definition held (docs/benchmarks.md, "Memory")."""
+    name = sys.intern(fields[4 * i])
+    qualified = fields[4 * i + 1]
+    return Definition(
+        name=name,
+        qualified=name if qualified == name else qualified,
+        kind=sys.intern(fields[4 * i + 2]),
+        line=lines[3 * i],
+        start_line=lines[3 * i + 1],
+        end_line=lines[3 * i + 2],
+        signature=fields[4 * i + 3],
     )
-    return FileTags(definitions, References(names, counts, lines), syntax_error, words)
 
 
 Repair = Callable[[Sequence[str]], Mapping[str, CachedFile]]

@@ -7,6 +7,7 @@ iterates, so a new focus costs milliseconds.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -111,7 +112,8 @@ class ReferenceGraph:
             raise
         except Exception as exc:  # whatever shape marshal produced
             raise ValueError(f"a graph of the wrong shape ({type(exc).__name__})") from exc
-        idents = {name: number for number, name in enumerate(names)}
+        # Interned: the same strings as the definitions' names (`cache._definition`).
+        idents = {sys.intern(name): number for number, name in enumerate(names)}
         graph = cls(paths=paths, idents=idents, **arrays)
         problem = _inconsistency(graph, identifiers=len(names))
         if problem:

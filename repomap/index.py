@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
@@ -115,17 +115,17 @@ class SymbolIndex:
         """Definitions of `name`: exact, then qualified, then case-insensitive; else suggestions."""
         name = name.strip()
 
-        def keep(symbols: list[Symbol]) -> tuple[Symbol, ...]:
+        def keep(symbols: Iterable[Symbol]) -> tuple[Symbol, ...]:
             return tuple(s for s in symbols if kind is None or s.definition.kind == kind)
 
-        exact = keep(self._by_name.get(name, []) + self._by_qualified.get(name, []))
+        exact = keep((*self._by_name.get(name, ()), *self._by_qualified(name)))
         if exact:
             return Lookup(_unique(exact), MatchKind.EXACT)
         if "." in name:
             qualified = keep(self._qualified_suffix(name))
             if qualified:
                 return Lookup(_unique(qualified), MatchKind.QUALIFIED)
-        folded = keep(self._by_lower.get(name.lower(), []))
+        folded = keep(self._folded(name.lower()))
         if folded:
             return Lookup(_unique(folded), MatchKind.CASE_INSENSITIVE)
         return Lookup((), MatchKind.NONE, self.suggest(name))
@@ -145,7 +145,7 @@ class SymbolIndex:
     def _qualified_suffix(self, dotted: str) -> list[Symbol]:
         """`QuerySet.filter` → `…QuerySet.filter`; `django.db.models.query.QuerySet` → by file."""
         last = dotted.rsplit(".", 1)[-1]
-        candidates = self._by_name.get(last, [])
+        candidates = self._by_name.get(last, ())
         suffix = "." + dotted
         found = [s for s in candidates if ("." + s.definition.qualified).endswith(suffix)]
         if found:
@@ -158,29 +158,55 @@ class SymbolIndex:
         return found
 
     @functools.cached_property
-    def _by_name(self) -> dict[str, list[Symbol]]:
+    def _by_name(self) -> dict[str, tuple[Symbol, ...]]:
         table: dict[str, list[Symbol]] = {}
         for path, tags in self._tags.items():
             for definition in tags.definitions:
                 table.setdefault(definition.name, []).append(Symbol(path, definition))
-        return table
+        # Held as tuples: most names have one definition, and a list kept room for more.
+        return {name: tuple(symbols) for name, symbols in table.items()}
+
+    def _by_qualified(self, qualified: str) -> list[Symbol]:
+        """Definitions whose qualified name (not their bare one) is `qualified`. No table:
+        a qualified name ends in `.` + the bare name, so the definitions of each name it
+        may end in are the candidates (a table held a list per method)."""
+        found: list[Symbol] = []
+        for dot in (i for i, char in enumerate(qualified) if char == "."):
+            found.extend(
+                symbol
+                for symbol in self._by_name.get(qualified[dot + 1 :], ())
+                if symbol.definition.qualified == qualified
+            )
+        return found
+
+    def _folded(self, lowered: str) -> list[Symbol]:
+        """Definitions whose name, then whose qualified name, is `lowered` ignoring case."""
+        names, qualifieds = self._case_variants.get(lowered, ((lowered,), (lowered,)))
+        found = [symbol for name in names for symbol in self._by_name.get(name, ())]
+        return found + [symbol for q in qualifieds for symbol in self._by_qualified(q)]
 
     @functools.cached_property
-    def _by_qualified(self) -> dict[str, list[Symbol]]:
-        table: dict[str, list[Symbol]] = {}
+    def _case_variants(self) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+        """Lower-cased key → the names and the qualified names that fold to it, each in
+        the order first defined — only where one is not the key itself: a lower-case
+        name is found by the key, so most names take no entry (a table of every
+        folded name's definitions held 12 MB for 60,000 definitions)."""
+        names: dict[str, list[str]] = {}
+        for name in self._by_name:
+            names.setdefault(name.lower(), []).append(name)
+        qualifieds: dict[str, list[str]] = {}
         for symbols in self._by_name.values():
             for symbol in symbols:
-                if symbol.definition.qualified != symbol.definition.name:
-                    table.setdefault(symbol.definition.qualified, []).append(symbol)
-        return table
-
-    @functools.cached_property
-    def _by_lower(self) -> dict[str, list[Symbol]]:
-        table: dict[str, list[Symbol]] = {}
-        for name, symbols in self._by_name.items():
-            table.setdefault(name.lower(), []).extend(symbols)
-        for qualified, symbols in self._by_qualified.items():
-            table.setdefault(qualified.lower(), []).extend(symbols)
+                qualified = symbol.definition.qualified
+                if qualified != symbol.definition.name:
+                    variants = qualifieds.setdefault(qualified.lower(), [])
+                    if qualified not in variants:
+                        variants.append(qualified)
+        table: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        for lowered in names.keys() | qualifieds.keys():
+            found = (tuple(names.get(lowered, ())), tuple(qualifieds.get(lowered, ())))
+            if found[0] not in ((), (lowered,)) or found[1] not in ((), (lowered,)):
+                table[lowered] = found
         return table
 
     @functools.cached_property

@@ -8,6 +8,7 @@ repo.index.find("QuerySet.filter")
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 from collections.abc import Mapping, Sequence
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repomap import cache
+from repomap import allocator, cache
 from repomap.build import BuildResult, BuildStats, Progress, build
 from repomap.constants import DEFAULT_MAP_TOKENS
 from repomap.deny import DenyList
@@ -54,12 +55,14 @@ class Repository:
     ) -> Repository:
         """Index the repository at `path`; raises InvalidRepoError for a bad path.
         `deny` keeps secret files out of the index (default: the default deny-list)."""
-        return cls(
+        repository = cls(
             build(
                 path, home=home, use_cache=use_cache, progress=progress, workers=workers,
                 deny=deny,
             )
         )  # fmt: skip
+        allocator.release()  # the cache file's bytes, the parse results: freed, still resident
+        return repository
 
     def focus(self, items: Sequence[str]) -> Focus:
         return resolve_focus(items, self.tags)
@@ -76,12 +79,14 @@ class Repository:
         except ValueError as exc:  # CacheError included
             self.warnings.append(Skipped(str(directory), f"{exc}; rebuilt"))
             cached = None
-        if cached is not None:
-            return cached
-        graph = build_graph(self.tags)
-        with contextlib.suppress(OSError):  # unsaved only means rebuilt next time
-            cache.save_blob(directory, cache.GRAPH_FILE, graph.to_payload(), key=self._content_key)
-        return graph
+        if cached is None:
+            cached = build_graph(self.tags)
+            with contextlib.suppress(OSError):  # unsaved only means rebuilt next time
+                cache.save_blob(
+                    directory, cache.GRAPH_FILE, cached.to_payload(), key=self._content_key
+                )
+        allocator.release()  # the graph file's bytes or the build's lists
+        return cached
 
     def rank(self, focus: Sequence[str] = (), *, limit: int | None = None) -> Ranking:
         return rank(self.graph, self.tags, self.focus(focus), limit=limit)
@@ -115,4 +120,4 @@ def _cached_graph(directory: Path, key: int, tags: Mapping[str, FileTags]) -> Re
     # Ranking looks definitions up by position in their file: the counts must agree.
     if graph.paths != paths or np.bincount(graph.def_file, minlength=len(paths)).tolist() != counts:
         raise ValueError(f"{cache.GRAPH_FILE} does not fit the tags it was saved for")
-    return graph
+    return dataclasses.replace(graph, paths=paths)  # the tags' own path strings, not a copy

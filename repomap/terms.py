@@ -140,7 +140,10 @@ class TermIndex:
     ) -> TermIndex:
         """Index every file of `tags` that `keep` accepts, each as `document` makes it
         (one document at a time: none outlives its turn)."""
-        return cls((path, document(path, tags[path])) for path in tags if keep(path))
+        index = cls((path, document(path, tags[path])) for path in tags if keep(path))
+        # A name's terms, cached while indexing: kept, they held ~15 MB on 20,000 files.
+        _name_terms.cache_clear()
+        return index
 
     def __len__(self) -> int:
         return len(self._paths)

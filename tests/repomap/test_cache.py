@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import marshal
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -137,3 +138,18 @@ def test_a_damaged_entry_costs_only_its_own_file(make_repo: MakeRepo, home: Path
     assert "damaged entries" in result.warnings[0].reason
     assert dict(result.tags) == dict(first.tags)
     assert build(root, home=home).stats.parsed == 0
+
+
+def test_decoded_tags_share_their_repeated_strings() -> None:
+    """A name, a kind and a top-level qualified name are one string wherever they recur:
+    held for every file of a large repository, copies cost megabytes (issue 23)."""
+    note, store = (
+        cache.CachedFile.decode(marshal.loads(marshal.dumps(cached(source).encode())))  # type: ignore[arg-type]
+        for source in (NOTE, STORE)
+    )
+    assert note.tags is not None and store.tags is not None
+    defined = store.tags.definitions[0]
+    assert defined.qualified is defined.name  # top level: no second string
+    used = next(name for name in note.tags.references if name == "store")
+    assert used is defined.name  # the use in one file, the definition in another
+    assert note.tags.definitions[1].kind is sys.intern("method")

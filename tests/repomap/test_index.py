@@ -77,3 +77,36 @@ def test_references_are_callers_with_lines(index: SymbolIndex) -> None:
     assert index.references("NoteStore.create") == [ReferenceSite("notes/api.py", 8)]
     assert index.reference_count("slugify") == 2  # the import and the call
     assert index.defining_files("request") == {"web/http.js"}
+
+
+def folded_index(sources: dict[str, str]) -> SymbolIndex:
+    from repomap.tags import extract_tags  # noqa: PLC0415
+
+    return SymbolIndex(
+        {path: extract_tags(text.encode(), "python") for path, text in sources.items()}
+    )
+
+
+def test_case_variants_come_names_first_each_in_the_order_defined() -> None:
+    index = folded_index({
+        "a.py": "class Item:\n    def Get(self): ...\n",
+        "b.py": "def item(): ...\nclass ITEM:\n    def get(self): ...\n",
+        "c.py": "class Box:\n    pass\n",
+    })  # fmt: skip
+    found = index.find("iTeM")
+    assert found.how is MatchKind.CASE_INSENSITIVE
+    assert where(found.matches) == [("a.py", "Item", 1), ("b.py", "item", 1), ("b.py", "ITEM", 2)]
+    # a qualified name in any case, after the names that fold to the same key
+    assert where(index.find("item.GET").matches) == [
+        ("a.py", "Item.Get", 2),
+        ("b.py", "ITEM.get", 3),
+    ]
+    assert where(index.find("box").matches) == [("c.py", "Box", 1)]
+    assert index.find("ITEM.get").how is MatchKind.EXACT
+
+
+def test_an_exact_qualified_name_is_found_through_its_last_part() -> None:
+    index = folded_index({"a.py": "class A:\n    class B:\n        def run(self): ...\n"})
+    assert where(index.find("A.B.run").matches) == [("a.py", "A.B.run", 3)]
+    assert where(index.find("B.run").matches) == [("a.py", "A.B.run", 3)]  # a dotted suffix
+    assert index.find("A.run").how is MatchKind.NONE

@@ -66,6 +66,8 @@ def test_graph_is_cached_for_the_exact_tags_it_was_built_from(
     )
     warm = Repository.open(root, home=home)
     assert graphs_equal(warm.graph, built) and calls == []
+    # a cached graph names its files with the tags' own strings, not a second copy of each
+    assert all(a is b for a, b in zip(warm.graph.paths, sorted(warm.tags), strict=True))
     (root / "b.py").write_text("def g():\n    return 2\n\n\ndef h():\n    return f()\n")
     edited = Repository.open(root, home=home)
     assert "h" in edited.graph.idents and calls == [1]  # stale graph not used
