@@ -13,7 +13,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from diagnoser import models
 from diagnoser.doctor import (
     check_data_directory,
     check_database,
@@ -23,6 +22,7 @@ from diagnoser.doctor import (
     probe,
     run_checks,
 )
+from diagnoser.models import resolve
 from diagnoser.settings import Settings, default_database_url
 from tests.conftest import MakeRepo
 
@@ -73,7 +73,7 @@ def test_a_model_with_an_endpoint_is_resolved_and_probed_with_its_key(
     server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     resolved = SimpleNamespace(base_url=server, client=SimpleNamespace(api_key=KEY))
-    monkeypatch.setattr(models, "infer_model", lambda model, **_: resolved)
+    monkeypatch.setattr(resolve, "infer_model", lambda model, **_: resolved)
     check = check_model("model", "openai:gateway-model")
     assert check.passed and check.detail.endswith("reachable (HTTP 200)")
     resolved.client.api_key = "wrong"

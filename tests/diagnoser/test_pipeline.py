@@ -17,13 +17,13 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RunUsage
 
-from diagnoser import models, offline, pipeline, provenance, tools
+from diagnoser import offline, pipeline, provenance, tools
 from diagnoser.agent import OUTPUT_RETRIES, explorer
 from diagnoser.candidates import rank_candidates
 from diagnoser.events import TERMINAL, TRANSITIONS, Event, State
 from diagnoser.finding import MAX_SUSPECTS, Signal, Status
 from diagnoser.intake import IntakeError, Kind, ReportIn, Source, from_payload
-from diagnoser.models import RoleModels
+from diagnoser.models import RoleModels, chain
 from diagnoser.pipeline import (
     Investigation,
     Outcome,
@@ -459,7 +459,7 @@ def test_blocking_steps_run_off_the_loop(
         monkeypatch.setattr(pipeline, name, recording(name, getattr(pipeline, name)))
     monkeypatch.setattr(provenance, "head_commit", recording("head_commit", provenance.head_commit))
     # the offline model is built by the resolver, in the run's worker thread
-    monkeypatch.setattr(models, "offline_model", recording("offline_model", offline.offline_model))
+    monkeypatch.setattr(chain, "offline_model", recording("offline_model", offline.offline_model))
 
     async def from_a_server() -> tuple[Outcome, int]:
         return await diagnose_async(ReportIn(text=TRACE), workspace), get_ident()
@@ -684,3 +684,12 @@ def test_the_map_size_and_the_trimming_come_from_the_workspace_settings(
     assert len(narrow[0][0]) < len(wide[0][0])  # a smaller map in the instructions
     assert not any(r.startswith("[trimmed:") for r in wide[-1][1])  # 3 results, 6 kept
     assert [r.startswith("[trimmed:") for r in narrow[-1][1]] == [True, True, False]
+
+
+def test_the_run_takes_its_limits_from_the_workspace_settings(repo: Path, tmp_path: Path) -> None:
+    tight = Workspace(repo, Settings(request_limit=1), home=tmp_path / "home")
+    outcome = diagnose(ReportIn(text=TRACE), tight)
+    # One request in all: the funnel goes straight to its report, and that one writes it.
+    assert outcome.state is State.COMPLETE and outcome.finding is not None
+    assert outcome.finding.provenance.requests == 1
+    assert any(e.detail == "request budget: 0 of 1 used" for e in outcome.events)
