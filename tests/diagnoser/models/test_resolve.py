@@ -1,8 +1,13 @@
 """`diagnoser.models.resolve`: every provider prefix resolves with its key (no network),
 a missing key or unknown provider is one line naming what to set, every provider sends
-through our retrying client, and Anthropic models ask for the prompt cache."""
+through our retrying client, Anthropic models ask for the prompt cache, and a provider's
+SDK is imported only when one of its models is resolved."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
 
 import pytest
 from pydantic_ai.models import Model
@@ -95,3 +100,27 @@ def test_every_provider_built_here_sends_through_our_retrying_client(
         model = resolve_model(spec, setting="DIAGNOSER_MODEL")
         client = model.client._client  # type: ignore[attr-defined]  # the SDK's httpx2 client
         assert "TenacityTransport" in type(client._transport).__name__, spec
+
+
+PROVIDER_SDKS = ("openai", "anthropic", "google.genai", "groq", "mistralai", "cohere", "boto3")
+"""The provider SDKs PydanticAI may import (those not installed are never imported)."""
+SDKS_IMPORTED = (
+    "import sys\n"
+    "def sdks(): print(','.join(m for m in {sdks!r} if m in sys.modules))\n"
+    "import diagnoser.models\n"
+    "sdks()\n"
+    "diagnoser.models.resolve_model('openai:gpt-4o', setting='DIAGNOSER_MODEL')\n"
+    "sdks()\n"
+)
+"""Prints the SDKs imported after `import diagnoser.models`, then after resolving an
+OpenAI model."""
+
+
+def test_a_providers_sdk_is_imported_only_when_its_model_is_resolved() -> None:
+    code = SDKS_IMPORTED.format(sdks=PROVIDER_SDKS)
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    at_import, resolved = done.stdout.splitlines()
+    assert (at_import, resolved) == ("", "openai")
