@@ -2,16 +2,22 @@
 from the settings at start-up (`resolve_models`), with every explicit base URL to probe.
 
 A flag given (`--model`, `--formatter-model`, `--fallback-models`) wins over its
-setting; the first unusable model stops the start with one line naming what to set. The
-triage model (`diagnoser.triage`) is the formatter's unless `DIAGNOSER_TRIAGE_MODEL`
+setting; the first unusable model stops the start with one line naming what to set.
+
+The formatter is the one set (`DIAGNOSER_FORMATTER_MODEL`), else — for a real explorer —
+the explorer's own models: one model configured is enough for a Finding whatever shape
+its report takes. An `offline` explorer needs none: it writes the template itself. The
+triage model (`diagnoser.triage`) is the formatter set unless `DIAGNOSER_TRIAGE_MODEL`
 names one, on the formatter's endpoint; none when triage is off.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pydantic_ai.models import Model
+from pydantic_ai.models.fallback import FallbackModel
 
 from diagnoser.errors import ConfigError
 from diagnoser.models.chain import OFFLINE, ModelChoice, is_offline
@@ -19,7 +25,7 @@ from diagnoser.models.endpoint import Endpoint, Probe, probes_for
 from diagnoser.models.resolve import resolve_model
 from diagnoser.settings import Settings
 
-__all__ = ["TRIAGE_NOT_OFFLINE", "RoleModels", "resolve_models"]
+__all__ = ["TRIAGE_NOT_OFFLINE", "RoleModels", "explorers_formatter", "resolve_models"]
 
 TRIAGE_NOT_OFFLINE = (
     f"cannot be '{OFFLINE}': the rules already are the offline triage; leave it "
@@ -34,7 +40,8 @@ class RoleModels:
 
     explorer: ModelChoice = field(default_factory=ModelChoice)
     formatter: Model | None = None
-    """Structures a report off the template; None: such a run fails."""
+    """Structures a report off the template; None: such a run fails. Resolved from
+    settings, it is the one set, else a real explorer's own (`explorers_formatter`)."""
     triage: Model | None = None
     """Refines an uncertain classification (`diagnoser.triage`); None: the rules decide."""
     probes: tuple[Probe, ...] = ()
@@ -55,24 +62,16 @@ def resolve_models(
     fallback_models: str | None = None,
 ) -> RoleModels:
     """Every role's models from `settings`; a flag given (`--model`…) wins over its
-    setting. ConfigError, one line naming what to set, on the first unusable one."""
+    setting. ConfigError, one line naming what to set, on the first unusable one.
+
+    With no formatter set, a real explorer's own models are the formatter
+    (`explorers_formatter`); an `offline` explorer needs none."""
+    chain = _chain(settings, model, fallback_models)
     explorer = Endpoint.explorer(settings)
-    first, blame = _named(model, "--model", settings.model, "DIAGNOSER_MODEL")
-    chain = [(first or "", blame)]
-    if fallback_models is not None:
-        chain += [(s.strip(), "--fallback-models") for s in fallback_models.split(",") if s.strip()]
-    else:
-        chain += [(spec, "DIAGNOSER_FALLBACK_MODELS") for spec in settings.fallback_models]
     built: list[Model] = []
     probes: list[Probe] = []
-    for position, (spec, setting) in enumerate(chain):
-        if is_offline(spec):
-            if position != len(chain) - 1:
-                later, blamed = chain[position + 1]
-                raise ConfigError(
-                    f"{blamed}: {later!r} comes after '{OFFLINE}' ({setting}), which never "
-                    f"fails, so it is never tried; put '{OFFLINE}' last"
-                )
+    for spec, setting in chain:
+        if is_offline(spec):  # last: `_chain` said so
             continue
         built.append(resolve_model(spec, setting=setting, endpoint=explorer,
                                    settings=settings.explorer_settings()))  # fmt: skip
@@ -89,8 +88,60 @@ def resolve_models(
             offline_allowed=False,
         )  # fmt: skip
         probes += probes_for(spec_, setting_, formatter, endpoint)
+    # Triage follows a formatter someone set, not the explorer's own: that one is called
+    # only when a report drifts, triage on every uncertain report — a cost not asked for.
     triage = _triage(settings, formatter, probes)
+    if formatter is None:
+        formatter = explorers_formatter(settings, chain)
     return RoleModels(choice, formatter, triage, tuple(probes))
+
+
+def explorers_formatter(settings: Settings, chain: Sequence[tuple[str, str]]) -> Model | None:
+    """The formatter when none is set: the explorer's real models, in the order
+    configured, on the explorer's endpoint with the formatter's model settings (a
+    temperature of 0, its token and time bounds); None when the explorer is `offline`
+    alone, whose report is always in the template.
+
+    The explorer's whole chain rather than the one model that answered its run: it is
+    known at start-up (resolved once, shown by `diagnoser doctor`, no state carried
+    between runs of the service), and a provider that fails while structuring falls back
+    as it would while exploring. `offline` is left out: it writes the template, it
+    cannot read another model's report — and when it answered the run, its report is in
+    the template and the parser structures it. The cost: a provider that failed during
+    the exploration is asked first again (one more timeout at most), as `RunFallback`'s
+    order is one run's and this chain is shared by every run. (Its providers were
+    already probed with the explorer's: no probes of its own.)"""
+    real = [(spec, setting) for spec, setting in chain if not is_offline(spec)]
+    endpoint = Endpoint.explorer(settings)
+    models = [
+        resolve_model(spec, setting=setting, endpoint=endpoint,
+                      settings=settings.formatter_settings())
+        for spec, setting in real
+    ]  # fmt: skip
+    if not models:
+        return None
+    return models[0] if len(models) == 1 else FallbackModel(*models)
+
+
+def _chain(
+    settings: Settings, model: str | None, fallback_models: str | None
+) -> list[tuple[str, str]]:
+    """The explorer's specs in order, each with the name to blame; ConfigError when
+    `offline` is not last (it never fails: what follows it is never tried)."""
+    first, blame = _named(model, "--model", settings.model, "DIAGNOSER_MODEL")
+    chain = [(first or "", blame)]
+    if fallback_models is not None:
+        chain += [(s.strip(), "--fallback-models") for s in fallback_models.split(",") if s.strip()]
+    else:
+        chain += [(spec, "DIAGNOSER_FALLBACK_MODELS") for spec in settings.fallback_models]
+    for position, (spec, setting) in enumerate(chain[:-1]):
+        if is_offline(spec):
+            later, blamed = chain[position + 1]
+            raise ConfigError(
+                f"{blamed}: {later!r} comes after '{OFFLINE}' ({setting}), which never "
+                f"fails, so it is never tried; put '{OFFLINE}' last"
+            )
+    return chain
 
 
 def _named(

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from diagnoser.events import TRANSITIONS, Event, Sink, State
 from diagnoser.pipeline.ground import ground_finding
-from diagnoser.pipeline.investigation import Investigation, answered_by, investigate
+from diagnoser.pipeline.investigation import Investigation, investigate
 from diagnoser.pipeline.report import intake, triage
 from diagnoser.pipeline.run import DEFAULT_TIMEOUT_SECONDS, Outcome, diagnose, diagnose_async
 from diagnoser.pipeline.step import INVESTIGATE, STRUCTURE, TRIAGE, StepFailed
@@ -51,7 +51,6 @@ __all__ = [
     "State",
     "StepFailed",
     "Structured",
-    "answered_by",
     "diagnose",
     "diagnose_async",
     "ground_finding",

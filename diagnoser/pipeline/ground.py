@@ -36,7 +36,7 @@ def ground_finding(
     answered = triage_answered(triaged)
     answered[INVESTIGATE] = list(investigation.answered or [investigation.model])
     if structured.formatter:
-        answered[STRUCTURE] = [structured.formatter]
+        answered[STRUCTURE] = list(structured.answered or [structured.formatter])
     stages = {**triage_stage(triaged), **investigation.stages}
     if structured.formatter:
         stages[STRUCTURE] = record(structured.usage)

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 
 from pydantic_ai import AgentRunResult
 from pydantic_ai.exceptions import UsageLimitExceeded
-from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage
 
@@ -24,10 +23,10 @@ from diagnoser.intake import Report
 from diagnoser.intake.excerpt import excerpt
 from diagnoser.models import ModelChoice
 from diagnoser.pipeline.step import StepFailed, reason
-from diagnoser.usage import Costs, costs, describe, record
+from diagnoser.usage import Costs, answered_by, costs, describe, record
 from diagnoser.workspace import Workspace
 
-__all__ = ["Investigation", "answered_by", "funnel_of", "investigate"]
+__all__ = ["Investigation", "funnel_of", "investigate"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,13 +96,6 @@ async def investigate(
         result.output, chosen.model_name, result.usage, calls, tuple(answered_by(messages)),
         deps.budget.meter.split(result.usage), costs(messages),
     )  # fmt: skip
-
-
-def answered_by(messages: Sequence[ModelMessage]) -> list[str]:
-    """The models that answered, in order, each once (a `FallbackModel`'s responses name
-    the model of the chain that produced them)."""
-    names = (m.model_name for m in messages if isinstance(m, ModelResponse) and m.model_name)
-    return list(dict.fromkeys(names))
 
 
 def funnel_of(workspace: Workspace) -> Funnel:

@@ -90,7 +90,8 @@ async def diagnose_async(
     workspace's `Settings.timeout_seconds`), all steps included.
 
     `models` are the explorer's chain and the formatter (default: `offline`, no
-    formatter: a report that drifted from the template fails the run); the request limit
+    formatter: a report that drifted from the template fails the run; `resolve_models`
+    gives a real explorer its own models as formatter when none is set); the request limit
     and funnel budgets are the workspace's `Settings`. `traces` and `truncated` are what
     a payload adapter returned with the report (`Intake`). `sink` is called with every
     `Event`, on this loop's thread; `job_id` is carried on each. Raises what intake or

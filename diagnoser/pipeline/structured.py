@@ -27,6 +27,9 @@ class Structured:
     """What the report states: not yet grounded."""
     formatter: str | None = None
     """The formatter model that structured it; None when the template parser did."""
+    answered: tuple[str, ...] = ()
+    """The formatter's models that answered, in order (a fallback chain's may be more
+    than one); empty: `formatter` did, or the parser."""
     usage: RunUsage = field(default_factory=RunUsage)
     """The formatter's requests and tokens (none for the parser)."""
     costs: Costs = field(default_factory=dict)
@@ -50,7 +53,7 @@ async def structure(
         if formatter is None:
             raise StepFailed(f"the report is not in the template: {exc}", str(exc)) from None
         if on_note:
-            on_note(f"off template ({exc}); formatter model takes over")
+            on_note(f"off template ({exc}); formatter model takes over: {formatter.model_name}")
     try:
         left = limits.usage_limits(spent) if limits else None
         formatted = await format_report(markdown, model=formatter, limits=left)
@@ -63,4 +66,7 @@ async def structure(
         why = reason(failure)
         detail = f"the formatter could not structure the report: {why}"
         raise StepFailed(detail, why) from None
-    return Structured(formatted.draft, formatter.model_name, formatted.usage, formatted.costs)
+    return Structured(
+        formatted.draft, formatter.model_name, formatted.answered, formatted.usage,
+        formatted.costs,
+    )  # fmt: skip

@@ -97,6 +97,19 @@ def test_a_triage_model_of_its_own_is_checked_and_never_offline() -> None:
     assert len(check_models(Settings(triage_model="test", triage_enabled=False))) == 1
 
 
+def test_with_no_formatter_set_the_explorers_own_formats_and_offline_needs_none() -> None:
+    [_, own] = check_models(Settings(model="test"))
+    assert (own.name, own.passed) == ("formatter model", True)
+    assert own.detail == (
+        "none set: a report off the template is structured by the explorer's own model 'test'"
+    )
+    [*_, chained] = check_models(Settings(model="test"), fallback_models="test, offline")
+    assert chained.detail.endswith("the explorer's own models 'test' → 'test'")
+    assert [c.name for c in check_models(Settings())] == ["model"]
+    set_ = check_models(Settings(model="test", formatter_model="nosuch:model"))
+    assert [(c.name, c.passed) for c in set_] == [("model", True), ("formatter model", False)]
+
+
 def test_an_empty_model_is_checked_not_skipped(home: Path, tmp_path: Path) -> None:
     checks = run_checks(
         models=check_models(Settings(model="")), demo_repo=tmp_path, database_url="sqlite://"

@@ -1,12 +1,14 @@
 """`diagnoser.models.roles`: every role's models from the settings — a flag wins over
 its setting and is blamed as a flag, our base URL and key reach each role's provider,
-each role carries its own model settings, `offline` only ends the explorer's chain."""
+each role carries its own model settings, `offline` only ends the explorer's chain, and
+with no formatter set a real explorer's own models format (`offline` needs none)."""
 
 from __future__ import annotations
 
 import pytest
 from pydantic import SecretStr
 from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.fallback import FallbackModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.models.test import TestModel
 
@@ -77,3 +79,49 @@ def test_offline_only_ends_a_chain_and_alone_is_one_model() -> None:
     with pytest.raises(ValueError, match="built per run"):
         alone.explorer.model()
     assert ModelChoice.of(TestModel()).model().model_name == "test"
+
+
+def test_a_real_explorer_with_no_formatter_set_formats_with_its_own_models() -> None:
+    settings = Settings(
+        model="openai-chat:gateway-model", model_base_url="http://127.0.0.1:9/v1",
+        model_api_key=SecretStr("sk-ours"), model_temperature=0.7,
+    )  # fmt: skip
+    models = resolve_models(settings)
+    [explorer] = models.explorer.models
+    formatter = models.formatter
+    assert isinstance(formatter, OpenAIChatModel) and formatter is not explorer
+    assert (formatter.model_name, formatter.base_url) == ("gateway-model", explorer.base_url)
+    assert formatter.client.api_key == "sk-ours"  # the explorer's endpoint…
+    assert formatter.settings == {  # …with the formatter's settings
+        **settings.formatter_settings(), "max_retries": 0,
+        "request_timeout": settings.formatter_request_timeout_seconds,
+    }  # fmt: skip
+    assert models.triage is None  # triage follows a formatter set, not the explorer's
+    assert [p.variable for p in models.probes] == ["DIAGNOSER_MODEL_BASE_URL"]  # probed once
+
+
+def test_the_formatter_of_a_fallback_chain_is_its_real_models_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-env")
+    models = resolve_models(
+        Settings(model="openai:gpt-4o"), fallback_models="anthropic:claude-sonnet-4-5, offline"
+    )
+    assert isinstance(models.formatter, FallbackModel)
+    assert [m.model_name for m in models.formatter.models] == ["gpt-4o", "claude-sonnet-4-5"]
+
+
+def test_offline_needs_no_formatter_and_a_formatter_set_wins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    assert resolve_models(Settings()).formatter is None
+    assert resolve_models(Settings(model=OFFLINE)).formatter is None
+    explorer = "openai:gpt-4o"
+    by_setting = resolve_models(Settings(model=explorer, formatter_model="openai-chat:gpt-4o-mini"))
+    by_flag = resolve_models(Settings(model=explorer), formatter_model="openai-chat:gpt-4o-mini")
+    for models in (by_setting, by_flag):
+        assert isinstance(models.formatter, OpenAIChatModel)
+        assert models.formatter.model_name == "gpt-4o-mini"
+        assert models.triage is models.formatter  # a formatter set is the triage model too
