@@ -77,7 +77,7 @@ def parser() -> argparse.ArgumentParser:
         "--formatter-model",
         help="a PydanticAI model that structures a report off the template, and refines an "
         "uncertain classification unless DIAGNOSER_TRIAGE_MODEL names another "
-        "(default: DIAGNOSER_FORMATTER_MODEL, else none)",
+        "(default: DIAGNOSER_FORMATTER_MODEL, else the explorer's own; offline needs none)",
     )
     run.add_argument("--fallback-models", help=FALLBACK_HELP)
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")

@@ -38,6 +38,11 @@ TRIAGE_ROLE = "triage model"
 formatter's (it writes the template itself, it cannot structure another's report) nor
 the triage model's (the rules already are the offline triage)."""
 _NOT_OFFLINE = frozenset({FORMATTER_ROLE, TRIAGE_ROLE})
+EXPLORERS_FORMATTER = (
+    "none set: a report off the template is structured by the explorer's own {models}"
+)
+"""Said of the formatter when none is set and the explorer is a real model
+(`diagnoser.models.roles.explorers_formatter`); an `offline` explorer needs none."""
 PROBE_TIMEOUT_SECONDS = 5.0
 PROBE_FILE = ".doctor"
 POSTGRES_PORT = 5432
@@ -178,7 +183,8 @@ def check_models(
 ) -> list[Check]:
     """A check per model of every role — the explorer, each fallback, the formatter, a
     triage model of its own — with its own base URL and key; a flag given wins over its
-    setting."""
+    setting. No formatter set: a line saying the explorer's real models format (they
+    are checked as the explorer's)."""
     explorer = Endpoint.explorer(settings)
     fallbacks = (
         [s.strip() for s in fallback_models.split(",") if s.strip()]
@@ -196,6 +202,9 @@ def check_models(
     formatter = formatter_model if formatter_model is not None else settings.formatter_model
     if formatter is not None:
         checks.append(check_model(FORMATTER_ROLE, formatter, endpoint=Endpoint.formatter(settings)))
+    elif real := [repr(spec.strip()) for spec in chain if not is_offline(spec)]:
+        models = f"model {real[0]}" if len(real) == 1 else f"models {' → '.join(real)}"
+        checks.append(Check(FORMATTER_ROLE, True, EXPLORERS_FORMATTER.format(models=models)))
     if settings.triage_enabled and settings.triage_model is not None:  # else: the formatter
         triage = settings.triage_model
         checks.append(check_model(TRIAGE_ROLE, triage, endpoint=Endpoint.formatter(settings)))

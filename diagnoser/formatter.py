@@ -4,8 +4,9 @@ when the deterministic template parser cannot (the report drifted from the templ
 It only extracts what the report states — the `Draft` is its output type, validated by
 pydantic — and grounding then checks every location and decides the status, checks and
 blast radius, which a Draft has no field for. Configured separately from the explorer
-(`--formatter-model`, `DIAGNOSER_FORMATTER_MODEL`); without one, an off-template report
-ends the run `failed`.
+(`--formatter-model`, `DIAGNOSER_FORMATTER_MODEL`); without one, a real explorer's own
+models format (`diagnoser.models.roles.explorers_formatter`), and the `offline`
+explorer needs none: it writes the template.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from diagnoser.draft import Draft
-from diagnoser.usage import Costs, costs
+from diagnoser.usage import Costs, answered_by, costs
 
 FORMATTER_RETRIES = 2
 """Times an answer that fails the Draft's validation goes back to the formatter model."""
@@ -46,6 +47,8 @@ class Formatted:
     """Requests and tokens of the formatter's run alone."""
     costs: Costs = field(default_factory=dict)
     """What it cost, per model that answered (`usage.costs`)."""
+    answered: tuple[str, ...] = ()
+    """The models that answered, in order (more than one when a fallback took over)."""
 
 
 async def format_report(
@@ -57,4 +60,5 @@ async def format_report(
     result = await formatter_agent.run(
         f"<report>\n{markdown}\n</report>", model=model, usage_limits=limits
     )
-    return Formatted(result.output, result.usage, costs(result.all_messages()))
+    messages = result.all_messages()
+    return Formatted(result.output, result.usage, costs(messages), tuple(answered_by(messages)))

@@ -23,6 +23,7 @@ from diagnoser.finding import Usage
 __all__ = [
     "Costs",
     "StageMeter",
+    "answered_by",
     "costs",
     "describe",
     "merge_costs",
@@ -42,6 +43,13 @@ def record(usage: RunUsage) -> Usage:
         output_tokens=usage.output_tokens, cache_read_tokens=usage.cache_read_tokens,
         cache_write_tokens=usage.cache_write_tokens,
     )  # fmt: skip
+
+
+def answered_by(messages: Sequence[ModelMessage]) -> list[str]:
+    """The models that answered, in order, each once (a `FallbackModel`'s responses name
+    the model of the chain that produced them)."""
+    names = (m.model_name for m in messages if isinstance(m, ModelResponse) and m.model_name)
+    return list(dict.fromkeys(names))
 
 
 def costs(messages: Sequence[ModelMessage]) -> Costs:

@@ -13,7 +13,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from diagnoser import models
 from diagnoser.doctor import (
     check_data_directory,
     check_database,
@@ -23,6 +22,7 @@ from diagnoser.doctor import (
     probe,
     run_checks,
 )
+from diagnoser.models import resolve
 from diagnoser.settings import Settings, default_database_url
 from tests.conftest import MakeRepo
 
@@ -73,7 +73,7 @@ def test_a_model_with_an_endpoint_is_resolved_and_probed_with_its_key(
     server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     resolved = SimpleNamespace(base_url=server, client=SimpleNamespace(api_key=KEY))
-    monkeypatch.setattr(models, "infer_model", lambda model, **_: resolved)
+    monkeypatch.setattr(resolve, "infer_model", lambda model, **_: resolved)
     check = check_model("model", "openai:gateway-model")
     assert check.passed and check.detail.endswith("reachable (HTTP 200)")
     resolved.client.api_key = "wrong"
@@ -95,6 +95,19 @@ def test_a_triage_model_of_its_own_is_checked_and_never_offline() -> None:
     [_, offline] = check_models(Settings(triage_model="offline"))
     assert not offline.passed and "the rules already are the offline triage" in offline.detail
     assert len(check_models(Settings(triage_model="test", triage_enabled=False))) == 1
+
+
+def test_with_no_formatter_set_the_explorers_own_formats_and_offline_needs_none() -> None:
+    [_, own] = check_models(Settings(model="test"))
+    assert (own.name, own.passed) == ("formatter model", True)
+    assert own.detail == (
+        "none set: a report off the template is structured by the explorer's own model 'test'"
+    )
+    [*_, chained] = check_models(Settings(model="test"), fallback_models="test, offline")
+    assert chained.detail.endswith("the explorer's own models 'test' → 'test'")
+    assert [c.name for c in check_models(Settings())] == ["model"]
+    set_ = check_models(Settings(model="test", formatter_model="nosuch:model"))
+    assert [(c.name, c.passed) for c in set_] == [("model", True), ("formatter model", False)]
 
 
 def test_an_empty_model_is_checked_not_skipped(home: Path, tmp_path: Path) -> None:

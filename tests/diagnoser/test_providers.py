@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from genai_prices import calc_price
+from pydantic import SecretStr
 from pydantic_ai.models import Model
 from pydantic_ai.usage import RequestUsage, RunUsage
 
@@ -25,9 +26,10 @@ from diagnoser.agent import SUSPECTS_HEADER
 from diagnoser.budget import RunLimits
 from diagnoser.events import State
 from diagnoser.finding import Status
+from diagnoser.formatter import INSTRUCTIONS as FORMATTER_INSTRUCTIONS
 from diagnoser.funnel import STAGE_TOOLS, Stage
 from diagnoser.intake import ReportIn
-from diagnoser.models import Endpoint, ModelChoice, RoleModels, resolve_model
+from diagnoser.models import Endpoint, ModelChoice, RoleModels, resolve_model, resolve_models
 from diagnoser.pipeline import Outcome, StepFailed, diagnose, structure
 from diagnoser.retries import MAX_RETRY_WAIT_SECONDS, RETRY_ATTEMPTS
 from diagnoser.settings import Settings
@@ -254,6 +256,73 @@ def test_a_report_off_the_template_goes_to_the_formatter_over_chat_completions(
     assert OFF_TEMPLATE in formatting.text  # the report is what it reads…
     assert "Repository map" not in formatting.text  # …and not the explorer's context
     assert any("formatter model takes over" in e.detail for e in outcome.events)
+
+
+def formatting(fake: FakeProvider) -> list[Request]:
+    """The formatter's requests (its instructions are the formatter agent's)."""
+    return [r for r in fake.requests if FORMATTER_INSTRUCTIONS in r.instructions]
+
+
+def one_model(explorer: Reply, extracted: dict[str, Any]) -> Script:
+    """One model on one wire: the explorer's requests are answered `explorer`, the
+    formatter's call its one output tool with `extracted`."""
+
+    def answer(request: Request) -> Reply:
+        if FORMATTER_INSTRUCTIONS in request.instructions:
+            [output_tool] = request.tools
+            return call(output_tool, **extracted)
+        return explorer
+
+    return answer
+
+
+def resolved(fake: FakeProvider, **settings: Any) -> RoleModels:
+    """Every role's models as the CLI and the service resolve them, our endpoint the fake."""
+    return resolve_models(Settings(
+        model_base_url=fake.url + "/v1", model_api_key=SecretStr("test"), **settings
+    ))  # fmt: skip
+
+
+def test_a_model_alone_structures_its_own_report_off_the_template(
+    fake: FakeProvider, demo: Workspace
+) -> None:
+    """No formatter set: the explorer's own model structures what it wrote, with the
+    formatter's settings, and the provenance says it did."""
+    fake.replay(one_model(Text(OFF_TEMPLATE), FORMATTED))
+    outcome = diagnose(ReportIn(text=CRASH), demo, models=resolved(fake, model="openai:gpt-x"))
+    assert not fake.failures, fake.failures[0]
+    finding = outcome.finding
+    assert outcome.state is State.COMPLETE and finding is not None, outcome.reason
+    assert finding.status is Status.VERIFIED
+    assert (finding.files[0].path, finding.files[0].start_line) == (STORE, 82)
+    assert finding.provenance.answered == {"investigate": ["gpt-x"], "structure": ["gpt-x"]}
+    [request] = formatting(fake)
+    assert (request.wire, request.model) == (Wire.RESPONSES, "gpt-x")
+    assert request.body["temperature"] == Settings().formatter_temperature == 0.0
+    assert fake.requests[0].body["temperature"] == Settings().model_temperature > 0.0
+    assert any(e.detail.endswith("takes over: gpt-x") for e in outcome.events)
+
+
+def test_a_formatter_set_wins_over_the_explorers_own(fake: FakeProvider, demo: Workspace) -> None:
+    fake.replay(explorer_then_formatter(Text(OFF_TEMPLATE), FORMATTED))
+    models = resolved(
+        fake, model="openai:gpt-x", formatter_model=f"openai-chat:{MODEL_NAMES[Wire.CHAT]}",
+        formatter_base_url=fake.url + "/v1", formatter_api_key=SecretStr("test"),
+    )  # fmt: skip
+    outcome = diagnose(ReportIn(text=CRASH), demo, models=models)
+    assert not fake.failures, fake.failures[0]
+    assert outcome.finding is not None, outcome.reason
+    assert outcome.finding.provenance.answered["structure"] == [MODEL_NAMES[Wire.CHAT]]
+    assert [r.wire for r in formatting(fake)] == [Wire.CHAT]
+
+
+def test_offline_still_needs_no_formatter(fake: FakeProvider, demo: Workspace) -> None:
+    models = resolved(fake, model="offline")
+    assert models.formatter is None and models.triage is None
+    outcome = diagnose(ReportIn(text=CRASH), demo, models=models)
+    assert outcome.finding is not None and outcome.finding.status is Status.VERIFIED
+    assert outcome.finding.provenance.answered == {"investigate": ["offline"]}
+    assert fake.requests == []
 
 
 @pytest.mark.parametrize("wire", SDKS)

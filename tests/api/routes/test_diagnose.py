@@ -1,11 +1,18 @@
-"""`POST /diagnose` end to end on the offline model, on SQLite and PostgreSQL."""
+"""`POST /diagnose` end to end on the offline model, on SQLite and PostgreSQL; and on a
+real model alone (a fake provider), on SQLite."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import SecretStr
 
-from tests.api.conftest import SAMPLES, wait_for_job
+from api import ServiceSettings, create_app
+from diagnoser.formatter import INSTRUCTIONS as FORMATTER_INSTRUCTIONS
+from tests.api.conftest import DEMO, SAMPLES, wait_for_job
+from tests.fakes.provider import FakeProvider, Reply, Request, Text, call
 
 CRASH = (SAMPLES / "android_logcat_open_shared.txt").read_text()
 ISSUE = (SAMPLES / "issue_load_more_500.md").read_text()
@@ -112,3 +119,45 @@ def test_the_openapi_says_when_repo_is_required(client: TestClient) -> None:
     for description in (field["description"], query["description"]):
         assert "single repository" in description and "422" in description
     assert "several" in operation["responses"]["422"]["description"]
+
+
+OFF_TEMPLATE = "It is page_count in backend/notes/store.py line 82: it floors total/per_page."
+EXTRACTED = {
+    "title": "page_count floors the page count",
+    "root_cause": {"summary": "page_count rounds down", "confidence": 0.7},
+    "files": [{"path": "backend/notes/store.py", "start_line": 82, "end_line": 82,
+               "evidence": "        return max(1, total // per_page)"}],
+}  # fmt: skip
+"""What the formatter's request extracts from OFF_TEMPLATE (its output tool's arguments)."""
+
+
+def one_model(request: Request) -> Reply:
+    """One model: it explores and reports off the template, then formats its report."""
+    if FORMATTER_INSTRUCTIONS in request.instructions:
+        [output_tool] = request.tools
+        return call(output_tool, **EXTRACTED)
+    return Text(OFF_TEMPLATE)
+
+
+def test_a_real_model_alone_is_enough_for_a_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service resolves models as the CLI does: with no formatter set, the
+    explorer's own model structures the report it wrote off the template."""
+    monkeypatch.setenv("DIAGNOSER_HOME", str(tmp_path / "home"))
+    with FakeProvider(one_model) as fake:
+        settings = ServiceSettings(
+            database_url=f"sqlite:///{tmp_path / 'diagnoser.sqlite'}", repos={"demo": DEMO},
+            model="openai:gpt-x", model_base_url=fake.url + "/v1", model_api_key=SecretStr("k"),
+        )  # fmt: skip
+        with TestClient(create_app(settings)) as client:
+            response = client.post(
+                "/diagnose?wait=60", content=ISSUE, headers={"Content-Type": "text/plain"}
+            )
+        assert not fake.failures, fake.failures[0]
+    assert response.status_code == 200, response.text
+    done = response.json()
+    assert done["state"] == "complete", done
+    provenance = done["finding"]["provenance"]
+    assert provenance["answered"] == {"investigate": ["gpt-x"], "structure": ["gpt-x"]}
+    assert done["finding"]["status"] == "verified"

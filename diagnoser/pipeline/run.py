@@ -1,0 +1,210 @@
+"""One run: the steps in order, driven by the explicit state machine
+(`diagnoser.events`: `State`, `TRANSITIONS`, `Event`) to a terminal `Outcome` within ONE
+timeout.
+
+Blocking work never runs on the event loop: the blocking steps go to a worker thread
+(`asyncio.to_thread`), and pydantic-ai runs its sync callbacks in threads of its own (the
+tools, the offline model's replies, and the output validator with its grounding `check`,
+which reads a few line ranges: cheap, but file I/O, so it is better there). The timeout
+does not wait for a thread: one it abandons runs to its end in the background and is not
+heard from again. Events are delivered on the caller's loop thread (`Recorder.soon`).
+
+Failures: a model or formatter that fails ends the run `failed`, with the reason. Any
+other exception (an intake error, a repository that cannot be indexed) is recorded as a
+`failed` event and then raised to the caller, who maps it (`diagnoser.errors`). A run
+the caller cancels ends with no terminal event: it did not end, it was stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from diagnoser.budget import RunLimits
+from diagnoser.candidates import rank_candidates
+from diagnoser.constants import RUN_TIMEOUT_SECONDS
+from diagnoser.events import TRANSITIONS, Event, Recorder, Sink, State
+from diagnoser.finding import Finding
+from diagnoser.funnel import Funnel, Stage
+from diagnoser.intake import Report, ReportIn, Trace
+from diagnoser.models import RoleModels
+from diagnoser.pipeline.ground import ground_finding, triage_answered, triage_stage
+from diagnoser.pipeline.investigation import funnel_of, investigate
+from diagnoser.pipeline.report import intake, triage
+from diagnoser.pipeline.step import INVESTIGATE, STRUCTURE, StepFailed
+from diagnoser.pipeline.structured import structure
+from diagnoser.provenance import make_provenance
+from diagnoser.suspects import SUSPECT_CANDIDATES, suspects
+from diagnoser.usage import describe, record, total_cost
+from diagnoser.workspace import Workspace
+from repomap import allocator
+
+__all__ = ["DEFAULT_TIMEOUT_SECONDS", "Outcome", "diagnose", "diagnose_async"]
+
+DEFAULT_TIMEOUT_SECONDS = RUN_TIMEOUT_SECONDS
+
+
+@dataclass
+class Outcome:
+    state: State
+    finding: Finding | None
+    report: Report | None
+    """The normalized report (None when the run ended before intake finished)."""
+    reason: str = ""
+    """Why a run `failed` or `timed_out`, in words."""
+    events: list[Event] = field(default_factory=list)
+
+
+def diagnose(
+    report_in: ReportIn,
+    workspace: Workspace,
+    *,
+    models: RoleModels | None = None,
+    traces: Sequence[Trace] = (),
+    sink: Sink | None = None,
+    timeout: float | None = None,
+    truncated: Sequence[str] = (),
+    job_id: str | None = None,
+) -> Outcome:
+    """Run one diagnosis to a terminal state (blocking; see `diagnose_async`)."""
+    return asyncio.run(
+        diagnose_async(
+            report_in, workspace, models=models, traces=traces, sink=sink, timeout=timeout,
+            truncated=truncated, job_id=job_id,
+        )
+    )  # fmt: skip
+
+
+async def diagnose_async(
+    report_in: ReportIn,
+    workspace: Workspace,
+    *,
+    models: RoleModels | None = None,
+    traces: Sequence[Trace] = (),
+    sink: Sink | None = None,
+    timeout: float | None = None,
+    truncated: Sequence[str] = (),
+    job_id: str | None = None,
+) -> Outcome:
+    """Run one diagnosis to a terminal state within `timeout` seconds (default: the
+    workspace's `Settings.timeout_seconds`), all steps included.
+
+    `models` are the explorer's chain and the formatter (default: `offline`, no
+    formatter: a report that drifted from the template fails the run; `resolve_models`
+    gives a real explorer its own models as formatter when none is set); the request limit
+    and funnel budgets are the workspace's `Settings`. `traces` and `truncated` are what
+    a payload adapter returned with the report (`Intake`). `sink` is called with every
+    `Event`, on this loop's thread; `job_id` is carried on each. Raises what intake or
+    indexing raised (after a `failed` event); model failures and timeouts are outcomes,
+    not exceptions."""
+    run = Recorder(sink, job_id)
+    job = _Job(report_in, workspace, models or RoleModels(), traces, truncated)
+    if timeout is None:
+        timeout = workspace.settings.timeout_seconds
+    deadline = asyncio.timeout(timeout)
+    try:
+        async with deadline:
+            return await _steps(run, job)
+    except StepFailed as stop:
+        run.move(State.FAILED, stop.detail)
+        return Outcome(run.state, None, job.report, stop.reason, run.events)
+    except TimeoutError:
+        if not deadline.expired():  # raised by a step, not by our deadline
+            _record_failure(run, "TimeoutError", "a step timed out")
+            raise
+        step = run.state.value
+        run.move(State.TIMED_OUT, f"no result within {timeout:g} s (stopped in {step})")
+        reason = f"timed out after {timeout:g} s in {step}"
+        return Outcome(run.state, None, job.report, reason, run.events)
+    except Exception as exc:
+        _record_failure(run, type(exc).__name__, str(exc))
+        raise
+    finally:
+        allocator.release()  # a run's indexes and messages: freed, and handed back
+
+
+@dataclass
+class _Job:
+    """One run's inputs, and the report once intake made it."""
+
+    report_in: ReportIn
+    workspace: Workspace
+    models: RoleModels
+    traces: Sequence[Trace]
+    truncated: Sequence[str]
+    report: Report | None = None
+
+
+async def _steps(run: Recorder, job: _Job) -> Outcome:
+    workspace = job.workspace
+    report = job.report = await asyncio.to_thread(
+        intake, job.report_in, workspace, job.traces, job.truncated
+    )
+    verdict = report.classification
+    run.move(State.CLASSIFIED, f"{verdict.kind.value} ({verdict.confidence:.2f})")
+    for cut in report.truncated:  # said where a caller looks: the events, the CLI's progress
+        run.note(f"intake cut {cut}")
+    triaged = await triage(report, job.models.triage, workspace, on_note=run.note)
+    report = job.report = report.model_copy(update={"classification": triaged.classification})
+    kind = report.classification.kind
+    if not report.classification.actionable:
+        run.move(State.NOT_ACTIONABLE, "no investigation for this kind")
+        title = f"{kind.value.replace('_', ' ')} — not investigated"
+        provenance = await asyncio.to_thread(
+            make_provenance, workspace, dict(run.durations), answered=triage_answered(triaged),
+            usage=triaged.usage, stages=triage_stage(triaged), priced=triaged.costs,
+        )  # fmt: skip
+        finding = Finding(
+            classification=kind, title=title, provenance=provenance, triage=report.classification
+        )
+        return Outcome(run.state, finding, report, events=run.events)
+    mapped = sum(1 for f in report.frames if f.in_app)
+    run.move(State.MAPPED, f"{mapped} in-app frames of {len(report.frames)}")
+    ranked = await asyncio.to_thread(rank_candidates, report, workspace, limit=SUSPECT_CANDIDATES)
+    suspected = suspects(ranked)
+    run.move(State.EXPLORING, f"model {job.models.explorer.name}")
+    investigation = await investigate(
+        report, workspace, job.models.explorer, funnel=_follow(run, workspace),
+        on_tool=lambda detail: run.soon(run.note, f"tool {detail}"), candidates=ranked,
+        suspects=suspected,
+    )  # fmt: skip
+    spent = record(investigation.usage)
+    run.note(f"usage {INVESTIGATE}: {describe(spent, total_cost(investigation.costs))}", spent)
+    if run.state is not State.REPORTING:  # the model wrote without passing every stage
+        run.move(State.REPORTING, "report written")
+    run.move(State.STRUCTURING, f"{len(investigation.markdown)} characters of report")
+    structured = await structure(
+        investigation.markdown, job.models.formatter, on_note=run.note,
+        limits=RunLimits.of(workspace.settings), spent=investigation.usage,
+    )  # fmt: skip
+    if structured.formatter:
+        spent = record(structured.usage)
+        run.note(f"usage {STRUCTURE}: {describe(spent, total_cost(structured.costs))}", spent)
+    found = structured.draft
+    run.move(State.GROUNDING, f"{len(found.files)} locations, {len(found.changes)} changes")
+    grounded = await asyncio.to_thread(
+        ground_finding, structured, workspace, investigation, kind=kind,
+        durations=dict(run.durations), suspected=suspected, triaged=triaged,
+    )  # fmt: skip
+    run.move(State.COMPLETE, grounded.status.value)
+    grounded = grounded.model_copy(update={"triage": report.classification})
+    return Outcome(run.state, grounded, report, events=run.events)
+
+
+def _follow(run: Recorder, workspace: Workspace) -> Funnel:
+    """A funnel whose stage changes move the pipeline's state, on the loop thread."""
+    states = {Stage.DEEP_DIVE: State.DEEP_DIVE, Stage.REPORT: State.REPORTING}
+
+    def stage_changed(stage: Stage, why: str) -> None:
+        if states[stage] in TRANSITIONS[run.state]:
+            run.move(states[stage], why)
+
+    funnel = funnel_of(workspace)
+    funnel.listener = lambda stage, why: run.soon(stage_changed, stage, why)
+    return funnel
+
+
+def _record_failure(run: Recorder, kind: str, message: str) -> None:
+    if not run.finished:
+        run.move(State.FAILED, f"{kind}: {message}" if message else kind)
