@@ -16,9 +16,17 @@ EXIT_INTERRUPTED = 130
 `repomap.signals.EXIT_INTERRUPTED`, which cannot be imported here without its package)."""
 
 
+SERVE = "serve"
+"""The one command of the service (`api.cli`); every other is the CLI's (`diagnoser.cli`),
+which imports neither FastAPI nor the database layers: it starts in a blink."""
+
+
 def main() -> int:
     try:
-        from api.cli import main as run  # noqa: PLC0415 (the imports Ctrl-C may land in)
+        if sys.argv[1:2] == [SERVE]:
+            from api.cli import main as run  # noqa: PLC0415
+        else:
+            from diagnoser.cli import main as run  # noqa: PLC0415
 
         return run()
     except KeyboardInterrupt:

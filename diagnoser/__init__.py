@@ -15,24 +15,28 @@ error tree), `settings`, `cli`.
 
 from __future__ import annotations
 
-from diagnoser.draft import Draft
-from diagnoser.errors import ConfigError, DiagnoserError, PathRefused, ToolError, UnknownRepo
-from diagnoser.events import Event, State
-from diagnoser.finding import Finding, Status
-from diagnoser.intake import (
-    IntakeError,
-    PayloadTooLarge,
-    Report,
-    ReportIn,
-    build_report,
-    from_payload,
-)
-from diagnoser.models import ModelChoice, RoleModels, resolve_models
-from diagnoser.pipeline import Outcome, diagnose, diagnose_async
-from diagnoser.registry import TreeState, Workspaces
-from diagnoser.settings import Settings, load_settings
-from diagnoser.template import TemplateError
-from diagnoser.workspace import Workspace
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the names are, for type checkers; loaded on first use at run time
+    from diagnoser.draft import Draft
+    from diagnoser.errors import ConfigError, DiagnoserError, PathRefused, ToolError, UnknownRepo
+    from diagnoser.events import Event, State
+    from diagnoser.finding import Finding, Status
+    from diagnoser.intake import (
+        IntakeError,
+        PayloadTooLarge,
+        Report,
+        ReportIn,
+        build_report,
+        from_payload,
+    )
+    from diagnoser.models import ModelChoice, RoleModels, resolve_models
+    from diagnoser.pipeline import Outcome, diagnose, diagnose_async
+    from diagnoser.registry import TreeState, Workspaces
+    from diagnoser.settings import Settings, load_settings
+    from diagnoser.template import TemplateError
+    from diagnoser.workspace import Workspace
 
 __all__ = [
     "ConfigError",
@@ -64,3 +68,52 @@ __all__ = [
     "load_settings",
     "resolve_models",
 ]
+
+
+_EXPORTS = {
+    "ConfigError": "diagnoser.errors",
+    "DiagnoserError": "diagnoser.errors",
+    "Draft": "diagnoser.draft",
+    "Event": "diagnoser.events",
+    "Finding": "diagnoser.finding",
+    "IntakeError": "diagnoser.intake",
+    "ModelChoice": "diagnoser.models",
+    "Outcome": "diagnoser.pipeline",
+    "PathRefused": "diagnoser.errors",
+    "PayloadTooLarge": "diagnoser.intake",
+    "Report": "diagnoser.intake",
+    "ReportIn": "diagnoser.intake",
+    "RoleModels": "diagnoser.models",
+    "Settings": "diagnoser.settings",
+    "State": "diagnoser.events",
+    "Status": "diagnoser.finding",
+    "TemplateError": "diagnoser.template",
+    "ToolError": "diagnoser.errors",
+    "TreeState": "diagnoser.registry",
+    "UnknownRepo": "diagnoser.errors",
+    "Workspace": "diagnoser.workspace",
+    "Workspaces": "diagnoser.registry",
+    "build_report": "diagnoser.intake",
+    "diagnose": "diagnoser.pipeline",
+    "diagnose_async": "diagnoser.pipeline",
+    "from_payload": "diagnoser.intake",
+    "load_settings": "diagnoser.settings",
+    "resolve_models": "diagnoser.models",
+}
+"""Public name → the module defining it. Importing the package loads none of them: a
+CLI that only parses its arguments, or needs one module, does not pay for the whole
+domain (PydanticAI, the ranking, the renderers)."""
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: a public name is imported from its module when first asked for."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # asked once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -15,31 +15,11 @@ line naming what to fix); 130 / 143 stopped by Ctrl-C / SIGTERM (`repomap.signal
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from diagnoser.constants import DEMO_REPO, MAX_PAYLOAD_BYTES, MAX_REPORT_BYTES
-from diagnoser.doctor import check_models, run_checks
-from diagnoser.errors import ConfigError, DiagnoserError
-from diagnoser.intake import (
-    PROVIDERS,
-    Intake,
-    IntakeError,
-    PayloadTooLarge,
-    ReportIn,
-    from_payload,
-    load_json,
-    read_limited,
-)
-from diagnoser.models import check_endpoints, resolve_models
-from diagnoser.pipeline import Event, State, diagnose
-from diagnoser.render import to_json, to_markdown, to_sarif_json
-from diagnoser.settings import Settings, check_data_home, default_database_url, load_settings
-from diagnoser.workspace import Workspace
-from repomap import RepoMapError, allocator
+from diagnoser.constants import DEMO_REPO, PROVIDERS
+from repomap import allocator
 from repomap.signals import run_stoppable
 
 EXIT_OK = 0
@@ -47,7 +27,11 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 DEFAULT_REPO = DEMO_REPO
 """The demo application: a new user sees real findings at once."""
-RENDERERS = {"json": to_json, "markdown": to_markdown, "sarif": to_sarif_json}
+FORMATS = ("json", "markdown", "sarif")
+SERVE_HELP = (
+    "diagnoser serve [--host H] [--port P] [--workers N] starts the HTTP service "
+    "(Swagger UI at /docs): see diagnoser serve --help"
+)
 FALLBACK_HELP = (
     "comma-separated models tried in order when the explorer's provider fails; may end in "
     "'offline' (default: DIAGNOSER_FALLBACK_MODELS)"
@@ -55,14 +39,16 @@ FALLBACK_HELP = (
 
 
 def parser() -> argparse.ArgumentParser:
-    cli = argparse.ArgumentParser(prog="diagnoser", description=__doc__.split("\n\n")[0])
+    cli = argparse.ArgumentParser(
+        prog="diagnoser", description=__doc__.split("\n\n")[0], epilog=SERVE_HELP
+    )
     commands = cli.add_subparsers(dest="command", required=True)
     run = commands.add_parser("diagnose", help="diagnose one report (a file, or - for stdin)")
     run.add_argument("report", nargs="?", default="-", help="report file (text or webhook JSON)")
     run.add_argument(
         "--repo", type=Path, default=DEFAULT_REPO, help="repository root (default: the demo app)"
     )
-    run.add_argument("--format", choices=sorted(RENDERERS), default="json")
+    run.add_argument("--format", choices=FORMATS, default="json")
     run.add_argument(
         "--model",
         help="'offline' or a PydanticAI model string (default: DIAGNOSER_MODEL, else offline)",
@@ -104,117 +90,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    try:
-        settings = load_settings()
-    except ConfigError as exc:
-        if args.command == "doctor":  # the doctor reports, as one of its checks
-            print(f"FAIL settings: {exc}")
-            return EXIT_FAILED
-        return _usage(str(exc))
-    if args.command == "doctor":  # it reports a bad data directory as a failed check
-        return run_doctor(args, settings)
-    try:
-        check_data_home()
-    except ConfigError as exc:
-        return _usage(str(exc))
-    if args.command == "repomap":
-        return run_repomap(args, settings)
-    return run_diagnose(args, settings)
+    from diagnoser import commands  # noqa: PLC0415 (after parsing: --help loads none of it)
 
-
-class _BadInput(Exception):
-    """What is wrong with the command's input, in words for the user (exit 2)."""
-
-
-def run_diagnose(args: argparse.Namespace, settings: Settings) -> int:
-    sink = None if args.quiet else _progress
-    try:  # models first: a typo in a flag should not wait for an index build
-        models = resolve_models(
-            settings, model=args.model, formatter_model=args.formatter_model,
-            fallback_models=args.fallback_models,
-        )  # fmt: skip
-        check_endpoints(models)
-        workspace, intake = _inputs(args, settings)
-        # Here, on the main thread, where Ctrl-C and SIGTERM land and stop the parse pool;
-        # the pipeline would build it in a worker thread, out of their reach.
-        workspace.warm()
-        outcome = diagnose(
-            intake.report, workspace, models=models, traces=intake.traces,
-            truncated=intake.truncated, sink=sink,
-        )  # fmt: skip
-    except (_BadInput, DiagnoserError, RepoMapError) as exc:  # e.g. a data dir inside the repo
-        return _usage(str(exc))
-    if outcome.finding is None:
-        print(f"diagnosis {outcome.state.value}: {outcome.reason}", file=sys.stderr)
-        return EXIT_FAILED
-    sys.stdout.write(RENDERERS[args.format](outcome.finding).rstrip("\n") + "\n")
-    return EXIT_OK if outcome.state in (State.COMPLETE, State.NOT_ACTIONABLE) else EXIT_FAILED
-
-
-def _inputs(args: argparse.Namespace, settings: Settings) -> tuple[Workspace, Intake]:
-    raw = _read_report(args.report, json_body=args.provider is not None)
-    try:
-        intake = _intake(raw, args.provider)
-    except ValidationError as exc:  # a ReportIn field out of range
-        raise _BadInput(f"invalid report: {exc.errors()[0]['msg']}") from None
-    return Workspace(args.repo, settings), intake
-
-
-def _read_report(name: str, *, json_body: bool) -> bytes:
-    """The report's bytes, reading at most its limit (plus one byte to tell it is over)."""
-    limit = MAX_PAYLOAD_BYTES if json_body else MAX_REPORT_BYTES
-    try:
-        if name == "-":
-            return read_limited(sys.stdin.buffer, limit)
-        with open(name, "rb") as stream:
-            return read_limited(stream, limit)
-    except OSError as exc:
-        raise _BadInput(f"cannot read the report: {exc.strerror}: {name}") from None
-    except PayloadTooLarge:
-        kind = "a webhook body" if json_body else "a report"
-        raise _BadInput(f"the report is over the {limit:,}-byte limit for {kind}") from None
-
-
-def _intake(raw: bytes, provider: str | None) -> Intake:
-    """A plain report, or a webhook body through its provider's adapter."""
-    if provider is None:
-        text = raw.decode("utf-8", errors="replace")  # a log with stray bytes is still a log
-        if not text.strip():
-            raise _BadInput("the report is empty")
-        return Intake(report=ReportIn(text=text))
-    intakes = from_payload(provider, load_json(raw))
-    if not intakes:
-        raise IntakeError(f"the {provider} payload holds no report", field="")
-    return intakes[0]
-
-
-def run_repomap(args: argparse.Namespace, settings: Settings) -> int:
-    """`python -m repomap`, with the settings' deny-list (`DIAGNOSER_DENY`, `…_EXTRA`)."""
-    from repomap.__main__ import main as repomap_main  # noqa: PLC0415 (one entry point)
-
-    return repomap_main(args.args, deny=settings.deny_list())
-
-
-def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
-    """One line per check; exit 1 if any fails."""
-    database_url = settings.database_url or default_database_url()
-    checks = run_checks(
-        demo_repo=DEFAULT_REPO, database_url=database_url, repos=settings.repos,
-        deny=settings.deny_list(),
-        models=check_models(
-            settings, model=args.model, formatter_model=args.formatter_model,
-            fallback_models=args.fallback_models,
-        ),
-    )  # fmt: skip
-    for check in checks:
-        print(f"{'ok ' if check.passed else 'FAIL'} {check.name}: {check.detail}")
-    return EXIT_OK if all(check.passed for check in checks) else EXIT_FAILED
-
-
-def _progress(event: Event) -> None:
-    print(f"[{event.at:7.3f}s] {event.state.value:<15} {event.detail}", file=sys.stderr)
-
-
-def _usage(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return EXIT_USAGE
+    return commands.run(args)

@@ -162,3 +162,10 @@ tokens per diagnosis against 11.8k at 1,024, the same fault file in every case
 KEEP_TOOL_RESULTS = 6
 """Tool results older than the last this-many are trimmed from the explorer's history
 (discovery results too, once it has focused)."""
+
+PROVIDERS = (
+    "sentry", "bugsnag", "rollbar", "github", "standard", "appfollow", "slack", "crashlytics",
+    "app_store", "google_play",
+)  # fmt: skip
+"""Webhook payload formats `diagnoser.intake.from_payload` reads (`--provider`), named
+here so the CLI's parser lists them without importing the adapters."""

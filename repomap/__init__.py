@@ -6,18 +6,22 @@ Secret files (`.env*`, keys, credentials, …) never enter it: see `DenyList`.
 
 from __future__ import annotations
 
-from repomap.build import BuildStats
-from repomap.cache import data_home
-from repomap.constants import DEFAULT_DENY
-from repomap.deny import DenyList, parse_patterns
-from repomap.errors import InvalidRepoError, QueryError, RepoMapError
-from repomap.files import Skipped
-from repomap.focus import Focus
-from repomap.index import Lookup, MatchKind, ReferenceSite, Symbol, SymbolIndex
-from repomap.languages import LANGUAGES, language_for
-from repomap.rank import Ranking
-from repomap.repository import Repository
-from repomap.tags import Definition, FileTags
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the names are, for type checkers; loaded on first use at run time
+    from repomap.build import BuildStats
+    from repomap.cache import data_home
+    from repomap.constants import DEFAULT_DENY
+    from repomap.deny import DenyList, parse_patterns
+    from repomap.errors import InvalidRepoError, QueryError, RepoMapError
+    from repomap.files import Skipped
+    from repomap.focus import Focus
+    from repomap.index import Lookup, MatchKind, ReferenceSite, Symbol, SymbolIndex
+    from repomap.languages import LANGUAGES, language_for
+    from repomap.rank import Ranking
+    from repomap.repository import Repository
+    from repomap.tags import Definition, FileTags
 
 __all__ = [
     "DEFAULT_DENY",
@@ -42,3 +46,44 @@ __all__ = [
     "language_for",
     "parse_patterns",
 ]
+
+
+_EXPORTS = {
+    "BuildStats": "repomap.build",
+    "DEFAULT_DENY": "repomap.constants",
+    "Definition": "repomap.tags",
+    "DenyList": "repomap.deny",
+    "FileTags": "repomap.tags",
+    "Focus": "repomap.focus",
+    "InvalidRepoError": "repomap.errors",
+    "LANGUAGES": "repomap.languages",
+    "Lookup": "repomap.index",
+    "MatchKind": "repomap.index",
+    "QueryError": "repomap.errors",
+    "Ranking": "repomap.rank",
+    "ReferenceSite": "repomap.index",
+    "RepoMapError": "repomap.errors",
+    "Repository": "repomap.repository",
+    "Skipped": "repomap.files",
+    "Symbol": "repomap.index",
+    "SymbolIndex": "repomap.index",
+    "data_home": "repomap.cache",
+    "language_for": "repomap.languages",
+    "parse_patterns": "repomap.deny",
+}
+"""Public name → the module defining it. Importing the package loads none of them:
+`repomap.signals` or `repomap.allocator` alone do not pull in numpy and tree-sitter."""
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: a public name is imported from its module when first asked for."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # asked once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

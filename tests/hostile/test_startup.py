@@ -171,11 +171,13 @@ def test_doctor_reports_an_sqlite_file_name_too_long_as_a_failed_check(
 
 LOADED = {
     "early": "_pydantic_core",
-    "middle": "_re2",
-    "late": "_psycopg",
+    "middle": "_multiarray_umath",
+    "late": "_re2",
+    "service": "_psycopg",
 }
-"""Extension modules `api.cli`'s imports load, early to late: once one is mapped into
-the process, its imports have begun — after Python's own start, which no code can guard."""
+"""Extension modules a `diagnose` run's imports load, early to late, and one only the
+service's load: once one is mapped into the process, its imports have begun — after
+Python's own start, which no code can guard. (`--help` loads none: it is done at once.)"""
 
 
 def _wait_until_loaded(process: subprocess.Popen[str], library: str) -> None:
@@ -189,9 +191,9 @@ def _wait_until_loaded(process: subprocess.Popen[str], library: str) -> None:
 
 @pytest.mark.parametrize(
     ("args", "when"),
-    [(["--help"], "early"), (["diagnose", "-"], "early"), (["diagnose", "-"], "middle"),
-     (["diagnose", "-"], "late")],
-    ids=["help-early", "diagnose-early", "diagnose-middle", "diagnose-late"],
+    [(["diagnose", "-"], "early"), (["diagnose", "-"], "middle"), (["diagnose", "-"], "late"),
+     (["serve", "--port", "0"], "service")],
+    ids=["diagnose-early", "diagnose-middle", "diagnose-late", "serve"],
 )  # fmt: skip
 def test_ctrl_c_while_the_modules_load_is_one_line(
     tmp_path: Path, args: list[str], when: str

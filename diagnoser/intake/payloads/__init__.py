@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from diagnoser.constants import PROVIDERS as PROVIDER_NAMES
 from diagnoser.intake.payloads.bugsnag import from_bugsnag
 from diagnoser.intake.payloads.crashlytics import from_crashlytics
 from diagnoser.intake.payloads.errors import IntakeError, PayloadTooLarge
@@ -53,8 +54,8 @@ _MANY: dict[str, Callable[[object], list[Intake]]] = {
     "app_store": from_app_store,
     "google_play": from_google_play,
 }
-PROVIDERS = ("sentry", *_ONE, *_MANY)
-"""Provider names `from_payload` accepts."""
+PROVIDERS = PROVIDER_NAMES
+"""Provider names `from_payload` accepts (one adapter each: `tests` check they agree)."""
 
 
 def from_payload(provider: str, payload: object, *, resource: str | None = None) -> list[Intake]:

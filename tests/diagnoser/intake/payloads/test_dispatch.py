@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from diagnoser.errors import DiagnoserError
+from diagnoser.intake import payloads
 from diagnoser.intake.payloads import PROVIDERS, Intake, IntakeError, from_payload
 from diagnoser.intake.report import Source
 from tests.diagnoser.intake.payloads._fixtures import PROVIDER_CASES, load
@@ -160,3 +161,9 @@ def test_mutated_fixtures_give_intakes_or_intake_error(
         assert exc.field is not None
         return
     assert all(i.report.text.strip() for i in intakes)
+
+
+def test_every_provider_the_cli_lists_has_an_adapter_and_no_adapter_is_unlisted() -> None:
+    """The CLI names the providers without importing the adapters (`diagnoser.constants`)."""
+    assert set(payloads.PROVIDERS) == {"sentry", *payloads._ONE, *payloads._MANY}
+    assert len(payloads.PROVIDERS) == len(set(payloads.PROVIDERS))

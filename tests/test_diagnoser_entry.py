@@ -1,0 +1,60 @@
+"""The `diagnoser` command imports what its command uses (issue 24 §2): the CLI neither
+the service (FastAPI, DBOS, SQLAlchemy, Alembic, uvicorn) nor a provider's SDK it was not
+asked for; `--help` not even PydanticAI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORT = ROOT / "sample_reports" / "reports" / "issue_load_more_500.md"
+SERVICE = {"api", "fastapi", "starlette", "dbos", "sqlalchemy", "alembic", "uvicorn", "psycopg"}
+PROVIDER_SDKS = {"openai", "anthropic", "groq", "mistralai", "cohere", "boto3", "google"}
+RUN = """
+import json, sys
+import diagnoser_entry
+sys.argv = ["diagnoser", *json.loads(sys.argv[1])]
+try:
+    code = diagnoser_entry.main()
+except SystemExit as exit:  # --help
+    code = exit.code
+with open({out!r}, "w") as sink:
+    json.dump({{"code": code, "modules": sorted({{m.split(".")[0] for m in sys.modules}})}}, sink)
+"""
+
+
+def _loaded(args: list[str], tmp_path: Path) -> tuple[int, set[str]]:
+    """Run `diagnoser ARGS` in a fresh interpreter: its exit code and the top-level
+    packages it imported."""
+    out = tmp_path / "modules.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DIAGNOSER_")}
+    env["DIAGNOSER_HOME"] = str(tmp_path / "home")
+    subprocess.run(
+        [sys.executable, "-c", RUN.format(out=str(out)), json.dumps(args)],
+        cwd=ROOT, env=env, capture_output=True, check=False, timeout=300,
+    )  # fmt: skip
+    found = json.loads(out.read_text())
+    return found["code"], set(found["modules"])
+
+
+def test_help_imports_neither_the_service_nor_pydantic_ai(tmp_path: Path) -> None:
+    code, modules = _loaded(["--help"], tmp_path)
+    assert code == 0
+    assert not modules & (SERVICE | PROVIDER_SDKS | {"pydantic_ai", "numpy", "tree_sitter"})
+
+
+def test_an_offline_diagnosis_imports_no_service_and_no_provider_sdk(tmp_path: Path) -> None:
+    code, modules = _loaded(["diagnose", str(REPORT), "--quiet"], tmp_path)
+    assert code == 0
+    assert "pydantic_ai" in modules  # it did run the agent
+    assert not modules & (SERVICE | PROVIDER_SDKS)
+
+
+def test_serve_is_the_service(tmp_path: Path) -> None:
+    code, modules = _loaded(["serve", "--workers", "0"], tmp_path)  # refused: not positive
+    assert code == 2
+    assert "api" in modules
