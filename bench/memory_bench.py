@@ -21,9 +21,11 @@ Every run is a fresh process, measured four ways:
   (the cache is read). Peak RSS of that process from `wait4` (its parse workers are
   children of the fork server and not counted: each holds one chunk of files);
 - **service cold / warm**: a real `diagnoser serve` (one process, SQLite, offline) sent the
-  report by `POST /diagnose?wait=`, with an empty data directory (its first report
-  builds the index) and again on the same one; the resident set it holds once it has
-  answered (VmRSS: what stays) and its peak (VmHWM). Parse workers are not counted.
+  report by `POST /diagnose` (then polled until its Finding is there), with an empty
+  data directory (its first report builds the index) and again on the same one; the
+  resident set it holds once it has answered (VmRSS: what stays) and its peak (VmHWM).
+  Parse workers are not counted; each run has a fresh database, so the second is not
+  answered as a duplicate of the first.
 
 The report (default: the first Django case with a traceback in the developer benchmark,
 django__django-10554) runs offline (no model configured). Prints one table row per
@@ -117,7 +119,7 @@ def cli_peak(tree: Path, report: Path, home: Path) -> float:
 
 def service_memory(tree: Path, report: Path, home: Path) -> tuple[float, float]:
     """(held, peak) RSS in MB of a real `diagnoser serve` (one process: it answers and runs
-    the jobs) that is sent `report` by `POST /diagnose?wait=` and answers with its Finding:
+    the jobs) that is sent `report` by `POST /diagnose` and has made its Finding:
     VmRSS once it has answered (what it keeps), VmHWM (its peak). Its database lives in
     `home` with the index cache, so a second run on the same `home` starts warm."""
     port = _free_port()
@@ -135,17 +137,31 @@ def service_memory(tree: Path, report: Path, home: Path) -> tuple[float, float]:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=SERVICE_WAIT_S) as client:
             _wait_listening(client, process)
             answer = client.post(
-                "/diagnose", params={"repo": "big", "wait": SERVICE_WAIT_S},
-                content=report.read_bytes(), headers={"content-type": "text/plain"},
+                "/diagnose", params={"repo": "big"}, content=report.read_bytes(),
+                headers={"content-type": "text/plain"},
             )  # fmt: skip
-            if answer.status_code != 200:
+            if answer.status_code != 202:
                 raise SystemExit(f"the service answered {answer.status_code}: {answer.text}")
+            _wait_done(client, answer.json()["status_url"])
         status = Path(f"/proc/{process.pid}/status").read_text().splitlines()
         fields = dict(line.split(":", 1) for line in status)
         return _kb(fields["VmRSS"]) / 1024, _kb(fields["VmHWM"]) / 1024
     finally:
         process.terminate()
         process.wait(timeout=60)
+
+
+def _wait_done(client: httpx.Client, status_url: str) -> None:
+    """Until the job is over (a cold 20,000-file index takes minutes: past any `?wait=`)."""
+    deadline = time.monotonic() + SERVICE_WAIT_S
+    while time.monotonic() < deadline:
+        state = client.get(status_url).json()["state"]
+        if state == "complete":
+            return
+        if state not in ("queued", "running"):
+            raise SystemExit(f"the job ended {state}")
+        time.sleep(0.5)
+    raise SystemExit("the job did not end")
 
 
 def _kb(field: str) -> int:
