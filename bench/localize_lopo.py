@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from diagnoser import candidates, crash_site, file_roles
+from diagnoser.candidate import Candidate
 from diagnoser.intake import ReportIn, mentions
 from diagnoser.intake.intake import build_report
 from diagnoser.intake.report import Report
@@ -253,7 +254,7 @@ def _run_root(
                 found[setting.label][n] = _outcome(ranked)
 
 
-def _outcome(ranked: list[candidates.Candidate]) -> Outcome:
+def _outcome(ranked: list[Candidate]) -> Outcome:
     files = tuple(dict.fromkeys(c.path for c in ranked))
     places = tuple(
         dict.fromkeys((c.path, c.symbol.rsplit(".", 1)[-1]) for c in ranked if c.symbol)

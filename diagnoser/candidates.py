@@ -67,9 +67,9 @@ import weakref
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from itertools import dropwhile
 
+from diagnoser.candidate import CONTEXT_LINES, Candidate, Source, span
 from diagnoser.crash_site import (
     CrashSite,
     argument_check,
@@ -95,8 +95,6 @@ FRAMES_PER_FILE = 2
 """Two functions of one file may both be on the stack; other signals give one place."""
 MAX_DEFINERS = 3
 """A mentioned name defined in more files than this is too common to point anywhere."""
-CONTEXT_LINES = 12
-"""Lines around a frame line worth reading when its definition is long."""
 MAX_HEADLINE_CHARS = 200
 
 FRAME_DECAY = 0.5
@@ -219,35 +217,6 @@ _FILES_BY_STEM: weakref.WeakKeyDictionary[SymbolIndex, dict[str, list[str]]] = (
 )
 
 
-class Source(StrEnum):
-    FRAME = "frame"
-    MENTION = "mention"
-    """The report names the file or a definition in it."""
-    WORDS = "words"
-    """Only the report's words match: context, never called the fault."""
-    DATAFLOW = "dataflow"
-    """Computes a value the failing check tested (an explicit raise's guard)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    path: str
-    line: int
-    """The line that matters: the frame's line, or the definition's signature line."""
-    start: int
-    end: int
-    """Lines worth reading around `line`, inside its definition."""
-    symbol: str | None
-    source: Source
-    reason: str = ""
-    """Why this place, in words for the report."""
-    score: float = 0.0
-    """How strongly its signal points here. A frame: its file's prior (depth decay, less
-    UTILITY_PENALTY in a utility module, plus the headline's lift; so it can be negative).
-    Any other place: its file's relevance total (0 when only a guard's dataflow leads
-    there). Comparable within one source, not across: the list's order is the ranking."""
-
-
 def rank_candidates(
     report: Report, workspace: Workspace, *, limit: int = MAX_CANDIDATES
 ) -> list[Candidate]:
@@ -274,7 +243,7 @@ def rank_candidates(
         frames.insert(0, replace(innermost[1], reason=why))
     elif site is not None:
         frames[1:1] = [
-            _span(path, target, target.line, Source.DATAFLOW, why)
+            span(path, target, target.line, Source.DATAFLOW, why)
             for path, target, why in guard_inputs(site, index)
         ]
     framed = {c.path for c in frames if c.source is Source.FRAME}
@@ -661,7 +630,7 @@ def _at_frame(mapped: MappedFrame, index: SymbolIndex) -> Candidate | None:
     if mapped.in_app and path and not line and mapped.symbol:  # mapped by the name it gives
         named_here = [d for d in index.definitions_in(path) if d.qualified == mapped.symbol]
         if named_here:
-            return _span(path, named_here[0], named_here[0].line, Source.FRAME, ON_THE_PATH)
+            return span(path, named_here[0], named_here[0].line, Source.FRAME, ON_THE_PATH)
     if not (mapped.in_app and path and line):
         return None
     definition = index.enclosing(path, line)
@@ -675,11 +644,11 @@ def _at_frame(mapped: MappedFrame, index: SymbolIndex) -> Candidate | None:
         moved = [d for d in index.definitions_in(path) if d.name == named]
         if len(moved) == 1:
             why = f"trace frame `{named}` (line {line} in the trace; the code has moved since)"
-            return _span(path, moved[0], moved[0].line, Source.FRAME, why)
+            return span(path, moved[0], moved[0].line, Source.FRAME, why)
     if definition is None:
         start = max(1, line - CONTEXT_LINES)
         return Candidate(path, line, start, line + CONTEXT_LINES, None, Source.FRAME, why)
-    return _span(path, definition, line, Source.FRAME, why)
+    return span(path, definition, line, Source.FRAME, why)
 
 
 def _is_copied(path: str, workspace: Workspace) -> bool:
@@ -698,7 +667,7 @@ def _place(path: str, relevance: _Relevance, repository: Repository) -> Candidat
     the report — inside the class it names, if it names one."""
     named = relevance.named.get(path)
     if named is not None and _is_function(named):
-        return _span(path, named, named.line, Source.MENTION, f"the report names `{named.name}`")
+        return span(path, named, named.line, Source.MENTION, f"the report names `{named.name}`")
     best = _best_function(path, named, relevance.query, repository) or named
     if named is None and path not in relevance.named_files:
         why = "its names and code share the report's words (no trace or name leads here)"
@@ -710,7 +679,7 @@ def _place(path: str, relevance: _Relevance, repository: Repository) -> Candidat
         source = Source.MENTION
     if best is None:
         return Candidate(path, 1, 1, CONTEXT_LINES, None, source, why)
-    return _span(path, best, best.line, source, why)
+    return span(path, best, best.line, source, why)
 
 
 def _is_function(definition: Definition) -> bool:
@@ -754,9 +723,3 @@ def _best_function(
     scored = [(score(d), -d.line, d) for d in leaves]
     best = max(scored, key=lambda item: (item[0], item[1]))
     return best[2] if best[0] > 0 else within
-
-
-def _span(path: str, definition: Definition, line: int, source: Source, reason: str) -> Candidate:
-    start = max(definition.start_line, line - CONTEXT_LINES)
-    end = min(definition.end_line, line + CONTEXT_LINES)
-    return Candidate(path, line, start, max(end, line), definition.qualified, source, reason)

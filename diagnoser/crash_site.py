@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from diagnoser.candidate import Candidate
 from diagnoser.errors import ToolError
 from diagnoser.intake.report import Report
 from diagnoser.workspace import Workspace
 from repomap import Definition, SymbolIndex
-
-if TYPE_CHECKING:  # a cycle at run time: candidates builds its places from these answers
-    from diagnoser.candidates import Candidate
 
 MAX_GUARD_INPUTS = 2
 """At most this many functions whose results an explicit raise's guard tested."""

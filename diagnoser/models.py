@@ -43,7 +43,7 @@ from pydantic_ai.providers import Provider, infer_provider, infer_provider_class
 from pydantic_ai.settings import ModelSettings
 
 from diagnoser import retries
-from diagnoser.candidates import Candidate
+from diagnoser.candidate import Candidate
 from diagnoser.constants import OFFLINE_MODEL
 from diagnoser.errors import ConfigError
 from diagnoser.intake.report import Report

@@ -50,7 +50,8 @@ from pydantic_ai.usage import RunUsage
 
 from diagnoser.agent import ExplorerDeps, explorer
 from diagnoser.budget import Budget, RunLimits
-from diagnoser.candidates import Candidate, rank_candidates
+from diagnoser.candidate import Candidate
+from diagnoser.candidates import rank_candidates
 from diagnoser.constants import RUN_TIMEOUT_SECONDS, TITLE_VIEW_CHARS
 from diagnoser.draft import Draft
 from diagnoser.events import TRANSITIONS, Event, Recorder, Sink, State

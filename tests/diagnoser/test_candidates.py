@@ -7,10 +7,9 @@ from pathlib import Path
 import pytest
 
 from diagnoser import candidates, crash_site
+from diagnoser.candidate import Candidate, Source
 from diagnoser.candidates import (
     MAX_CANDIDATES,
-    Candidate,
-    Source,
     headline,
     is_guard_name,
     rank_candidates,
