@@ -1,8 +1,8 @@
 """A candidate: one place in the repository worth reading, with the signal that led there.
 
-The value the ranking (`diagnoser.candidates`) returns and the crash site
-(`diagnoser.crash_site`) reads, so it sits below both: they import it, it imports
-neither.
+The value the ranking (`diagnoser.candidates`) returns and its steps share — the trace's
+frames (`diagnoser.frames`), the crash site (`diagnoser.crash_site`) — so it sits below
+them all: they import it, it imports none of them.
 
     span("app/cart.py", definition, 42, Source.FRAME, "on the failing path")
 """
@@ -42,9 +42,10 @@ class Candidate:
     """Why this place, in words for the report."""
     score: float = 0.0
     """How strongly its signal points here. A frame: its file's prior (depth decay, less
-    UTILITY_PENALTY in a utility module, plus the headline's lift; so it can be negative).
-    Any other place: its file's relevance total (0 when only a guard's dataflow leads
-    there). Comparable within one source, not across: the list's order is the ranking."""
+    UTILITY_PENALTY in a utility module, plus the headline's lift: `diagnoser.frames`; so
+    it can be negative). Any other place: its file's relevance total (0 when only a guard's
+    dataflow leads there). Comparable within one source, not across: the list's order is
+    the ranking."""
 
 
 def span(path: str, definition: Definition, line: int, source: Source, reason: str) -> Candidate:

@@ -8,7 +8,7 @@ about who is at fault. Reads the frame's file once (`crash_site`); the rest is p
   gave (`argument_check`), and the functions that computed what the `if` tests are worth
   reading next (`guard_inputs`).
 
-`diagnoser.candidates` turns these into places and decides their order.
+`diagnoser.frames` turns these into places and decides their order.
 """
 
 from __future__ import annotations
