@@ -49,7 +49,8 @@ from api.inputs import DIAGNOSE, read_input
 from api.metrics import Metrics
 from api.schemas import JobState
 from api.settings import ServiceSettings
-from api.store import Store, utcnow
+from api.store import Store
+from api.store.transactions import utcnow
 from diagnoser import DiagnoserError, Finding, State
 from diagnoser.intake import Intake, IntakeError, ReportIn, report_fingerprint
 from diagnoser.models import RoleModels

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from diagnoser import candidates
+from diagnoser import candidates, frames, relevance
 from diagnoser.intake import ReportIn
 from diagnoser.intake.intake import build_report
 from diagnoser.workspace import Workspace
@@ -33,15 +33,15 @@ NEVER = re.compile(r"(?!)")
 ABLATIONS: dict[str, dict[tuple[object, str], object]] = {
     "all signals": {},
     "no headline": {
-        (candidates, "HEADLINE_WEIGHT"): 0.0,
-        (candidates, "FRAME_HEADLINE_WEIGHT"): 0.0,
+        (relevance, "HEADLINE_WEIGHT"): 0.0,
+        (frames, "FRAME_HEADLINE_WEIGHT"): 0.0,
     },
-    "no guard-frame rule": {(candidates, "GUARD_PENALTY"): 0.0},
-    "old utility-folder rule": {(candidates, "UTILITY_PENALTY"): 1.0},
+    "no guard-frame rule": {(frames, "GUARD_PENALTY"): 0.0},
+    "old utility-folder rule": {(frames, "UTILITY_PENALTY"): 1.0},
     "no compound identifiers kept whole": {(terms, "_COMPOUND"): NEVER},
     "no named files or definitions": {
-        (candidates, "NAMED_FILE_WEIGHT"): 0.0,
-        (candidates, "NAMED_DEFINITION_WEIGHT"): 0.0,
+        (relevance, "NAMED_FILE_WEIGHT"): 0.0,
+        (relevance, "NAMED_DEFINITION_WEIGHT"): 0.0,
     },
 }
 

@@ -30,11 +30,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from diagnoser import candidates, crash_site, file_roles
+from diagnoser import candidates, crash_site, file_roles, frames, named, relevance, term_indexes
+from diagnoser.candidate import Candidate
 from diagnoser.intake import ReportIn, mentions
 from diagnoser.intake.intake import build_report
 from diagnoser.intake.report import Report
 from diagnoser.workspace import Workspace
+from repomap.terms import TermIndex
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
@@ -79,18 +81,25 @@ RULES: dict[str, dict[tuple[object, str], object]] = {
     "no vendored/minified rule": {(candidates, "_is_copied"): lambda path, workspace: False},
     "no code names in mentions": {(mentions, "CODE_NAMES"): False},
     "old test-file conventions": {
-        (candidates, "is_test"): _old_is_test,
+        (term_indexes, "is_test"): _old_is_test,
         (file_roles, "is_test"): _old_is_test,
     },
     "no native-failure order": {(candidates, "NATIVE_FAILURE_FIRST"): False},
     "secondary files cut with the rest": {(candidates, "SECONDARY_BEFORE_CUT"): False},
-    "headline names: every definer": {(candidates, "HEADLINE_NAME_OWN_FILE"): False},
-    "a check that crashed still goes last": {(candidates, "GUARD_NOT_WHEN_IT_CRASHED"): False},
-    "no compound names as file names": {(candidates, "NAMES_AS_FILES"): False},
-    "a Go panic's handlers are frames": {(candidates, "PANIC_HANDLERS_LAST"): False},
-    "the error's constructor is a frame": {(candidates, "ERROR_CONSTRUCTOR_NOT_A_FRAME"): False},
+    "headline names: every definer": {(relevance, "HEADLINE_NAME_OWN_FILE"): False},
+    "a check that crashed still goes last": {(frames, "GUARD_NOT_WHEN_IT_CRASHED"): False},
+    "no compound names as file names": {(named, "NAMES_AS_FILES"): False},
+    "a Go panic's handlers are frames": {(frames, "PANIC_HANDLERS_LAST"): False},
+    "the error's constructor is a frame": {(frames, "ERROR_CONSTRUCTOR_NOT_A_FRAME"): False},
 }
 """Each new rule switched off (or back to what it replaced)."""
+MEMOIZED = {
+    "named_definitions": relevance,
+    "named_files": relevance,
+    "_best_function": candidates,
+    "_is_copied": candidates,
+}
+"""The pure steps `memoized` caches → the module that calls them (where to patch)."""
 SIGNALS: dict[str, dict[str, float]] = {
     "no frames' depth order": {"FRAME_DECAY": 0.0},
     "no headline": {"HEADLINE_WEIGHT": 0.0, "FRAME_HEADLINE_WEIGHT": 0.0},
@@ -101,6 +110,12 @@ SIGNALS: dict[str, dict[str, float]] = {
 }
 
 
+def home_of(name: str) -> object:
+    """The module that defines the weight `name` (and reads it: where to patch it)."""
+    [home] = [m for m in (frames, relevance) if name in vars(m)]
+    return home
+
+
 @dataclass(frozen=True)
 class Setting:
     label: str
@@ -109,7 +124,7 @@ class Setting:
 
     def changes(self) -> dict[tuple[object, str], object]:
         found: dict[tuple[object, str], object] = {
-            (candidates, name): value for name, value in self.weights
+            (home_of(name), name): value for name, value in self.weights
         }
         for rule in self.rules:
             found.update(RULES[rule])
@@ -130,26 +145,26 @@ def patched(changes: dict[tuple[object, str], object]) -> Iterator[None]:
         setattr(module, name, value)
     retest = any(name == "is_test" for _, name in changes)
     if retest:
-        candidates._TERM_INDEXES.clear()
-        candidates._TEXT_INDEXES.clear()
+        term_indexes._TERM_INDEXES.clear()
+        term_indexes._TEXT_INDEXES.clear()
     try:
         yield
     finally:
         for (module, name), value in saved.items():
             setattr(module, name, value)
         if retest:
-            candidates._TERM_INDEXES.clear()
-            candidates._TEXT_INDEXES.clear()
+            term_indexes._TERM_INDEXES.clear()
+            term_indexes._TEXT_INDEXES.clear()
 
 
 def grid() -> list[Setting]:
     settings = [Setting("module constants")]
     for name, values in WEIGHTS.items():
-        current = getattr(candidates, name)
+        current = getattr(home_of(name), name)
         settings += [Setting(f"{name}={v:g}", ((name, v),)) for v in values if v != current]
     settings += [Setting(rule, rules=(rule,)) for rule in RULES]
     for label, weights in SIGNALS.items():
-        if any(getattr(candidates, n) != v for n, v in weights.items()):
+        if any(getattr(home_of(n), n) != v for n, v in weights.items()):
             settings.append(Setting(label, tuple(weights.items())))
     return settings
 
@@ -158,10 +173,7 @@ def grid() -> list[Setting]:
 def memoized() -> Iterator[None]:
     """The ranking's pure, weight-free steps computed once per input (bench speed only):
     the names a report defines and the files it names, BM25 scores, a file's best function."""
-    originals = {
-        name: getattr(candidates, name)
-        for name in ("_named_definitions", "_named_files", "_best_function", "_is_copied")
-    }
+    originals = {name: getattr(module, name) for name, module in MEMOIZED.items()}
     memo: dict[tuple[object, ...], object] = {}
 
     def cached(name: str, key: Callable[..., tuple[object, ...]]) -> Callable[..., object]:
@@ -175,22 +187,22 @@ def memoized() -> Iterator[None]:
 
     report_key = lambda report, index: (id(report), id(index))  # noqa: E731
     wrappers = {
-        "_named_definitions": cached("_named_definitions", report_key),
-        "_named_files": cached("_named_files", report_key),
+        "named_definitions": cached("named_definitions", report_key),
+        "named_files": cached("named_files", report_key),
         "_best_function": cached(
             "_best_function",
             lambda path, within, query, repo: (
                 path,
                 within,
                 query,
-                candidates.term_index(repo),
+                term_indexes.term_index(repo),
             ),
         ),
         "_is_copied": cached("_is_copied", lambda path, workspace: (path, id(workspace))),
     }
-    scores = candidates.TermIndex.scores
+    scores = TermIndex.scores
 
-    def cached_scores(self: candidates.TermIndex, query: object) -> dict[str, float]:
+    def cached_scores(self: TermIndex, query: object) -> dict[str, float]:
         # The index itself, not its id: an index rebuilt after a setting cleared them may
         # get a freed one's id, and would be served that index's scores.
         key = ("scores", self, tuple(sorted(set(query))))  # type: ignore[call-overload]
@@ -199,14 +211,14 @@ def memoized() -> Iterator[None]:
         return memo[key]  # type: ignore[return-value]
 
     for name, wrapper in wrappers.items():
-        setattr(candidates, name, wrapper)
-    candidates.TermIndex.scores = cached_scores  # type: ignore[method-assign]
+        setattr(MEMOIZED[name], name, wrapper)
+    TermIndex.scores = cached_scores  # type: ignore[method-assign]
     try:
         yield
     finally:
         for name, original in originals.items():
-            setattr(candidates, name, original)
-        candidates.TermIndex.scores = scores  # type: ignore[method-assign]
+            setattr(MEMOIZED[name], name, original)
+        TermIndex.scores = scores  # type: ignore[method-assign]
 
 
 def run(
@@ -253,7 +265,7 @@ def _run_root(
                 found[setting.label][n] = _outcome(ranked)
 
 
-def _outcome(ranked: list[candidates.Candidate]) -> Outcome:
+def _outcome(ranked: list[Candidate]) -> Outcome:
     files = tuple(dict.fromkeys(c.path for c in ranked))
     places = tuple(
         dict.fromkeys((c.path, c.symbol.rsplit(".", 1)[-1]) for c in ranked if c.symbol)
@@ -300,14 +312,14 @@ def choose(
     base = objective(cases, results["module constants"], projects)
     weights: list[tuple[str, float]] = []
     for name, values in WEIGHTS.items():
-        best, best_score = getattr(candidates, name), base
+        best, best_score = getattr(home_of(name), name), base
         for value in values:
             label = f"{name}={value:g}"
             if label in results and (score := objective(cases, results[label], projects)) > (
                 best_score + 1e-9
             ):
                 best, best_score = value, score
-        if best != getattr(candidates, name):
+        if best != getattr(home_of(name), name):
             weights.append((name, best))
     rules = tuple(r for r in RULES if objective(cases, results[r], projects) > base + 1e-9)
     label = ", ".join([f"{n}={v:g}" for n, v in weights] + list(rules)) or "module constants"

@@ -8,22 +8,19 @@ about who is at fault. Reads the frame's file once (`crash_site`); the rest is p
   gave (`argument_check`), and the functions that computed what the `if` tests are worth
   reading next (`guard_inputs`).
 
-`diagnoser.candidates` turns these into places and decides their order.
+`diagnoser.frames` turns these into places and decides their order.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from diagnoser.candidate import Candidate
 from diagnoser.errors import ToolError
 from diagnoser.intake.report import Report
 from diagnoser.workspace import Workspace
 from repomap import Definition, SymbolIndex
-
-if TYPE_CHECKING:  # a cycle at run time: candidates builds its places from these answers
-    from diagnoser.candidates import Candidate
 
 MAX_GUARD_INPUTS = 2
 """At most this many functions whose results an explicit raise's guard tested."""

@@ -26,7 +26,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from diagnoser import tools
-from diagnoser.candidates import MAX_CANDIDATES, Candidate, Source, rank_candidates
+from diagnoser.candidate import Candidate, Source
+from diagnoser.candidates import MAX_CANDIDATES, rank_candidates
 from diagnoser.constants import OFFLINE_MODEL
 from diagnoser.draft import Draft
 from diagnoser.errors import ToolError

@@ -5,7 +5,7 @@ Portable code keeps one file per platform (`_pslinux.py` and `_psaix.py`, Go's
 `sys_linux.go` and `sys_windows.go`, `arch/osx/proc.c`, `switch_riscv_unix.h`), and every
 one of them defines the same names, so a report's words match them all alike. A report
 that says where it failed ("On Ubuntu 20.04", "[macOS]", "on riscv64") rules out the
-files written only for the others (`diagnoser.candidates` puts them after the rest).
+files written only for the others (`diagnoser.relevance` weighs them less).
 """
 
 from __future__ import annotations

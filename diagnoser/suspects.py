@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from diagnoser.candidates import Candidate
+from diagnoser.candidate import Candidate
 from diagnoser.finding import MAX_SUSPECTS, Signal, Suspect
 
 SUSPECT_CANDIDATES = 16

@@ -15,7 +15,7 @@ from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.models.fallback import FallbackModel
 from pydantic_ai.settings import ModelSettings
 
-from diagnoser.candidates import Candidate
+from diagnoser.candidate import Candidate
 from diagnoser.constants import OFFLINE_MODEL
 from diagnoser.intake.report import Report
 from diagnoser.offline import offline_model

@@ -15,7 +15,7 @@ from pydantic_ai.usage import RunUsage
 
 from diagnoser.agent import ExplorerDeps, explorer
 from diagnoser.budget import Budget, RunLimits
-from diagnoser.candidates import Candidate
+from diagnoser.candidate import Candidate
 from diagnoser.constants import TITLE_VIEW_CHARS
 from diagnoser.finding import Suspect, Usage
 from diagnoser.funnel import Funnel

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnoser.candidates import Candidate, Source
+from diagnoser.candidate import Candidate, Source
 from diagnoser.finding import Level, Status
 from diagnoser.intake import ReportIn, from_payload
 from diagnoser.offline import _risk

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from diagnoser.candidates import Candidate, Source, rank_candidates
+from diagnoser.candidate import Candidate, Source
+from diagnoser.candidates import rank_candidates
 from diagnoser.finding import MAX_SUSPECTS, Signal
 from diagnoser.intake import ReportIn
 from diagnoser.intake.intake import build_report

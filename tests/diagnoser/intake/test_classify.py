@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from diagnoser.intake.classify import MAX_SCAN_CHARS, Prior, classify, prior_for
+from diagnoser.intake.classify import Prior, classify, prior_for
+from diagnoser.intake.cues import MAX_SCAN_CHARS
 from diagnoser.intake.report import Classification, FrameOrder, Kind, Source, Trace, TraceFormat
 from diagnoser.intake.traces import find_traces
 
