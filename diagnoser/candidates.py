@@ -52,7 +52,7 @@ from diagnoser.term_indexes import term_index
 from diagnoser.workspace import Workspace
 from repomap import Definition, Repository
 from repomap.copies import is_vendored, source_stems
-from repomap.terms import terms
+from repomap.words import terms
 
 MAX_CANDIDATES = 5
 NAME_MATCH_WEIGHT = 3

@@ -32,7 +32,7 @@ from diagnoser.named import defined, files_named_by, named_after, named_definiti
 from diagnoser.platforms import for_other_platforms, named_platforms
 from diagnoser.term_indexes import term_index, text_index
 from repomap import Definition, Repository
-from repomap.terms import terms
+from repomap.words import terms
 
 MAX_HEADLINE_CHARS = 200
 TEXT_WEIGHT = 1.0

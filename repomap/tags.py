@@ -22,7 +22,7 @@ from tree_sitter import Node, QueryCursor
 
 from repomap.constants import MAX_SIGNATURE_CHARS
 from repomap.languages import parser_for, query_for
-from repomap.terms import count_terms
+from repomap.words import count_terms
 
 TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "impl"})
 """Kinds whose functions are methods (a function in a `module` or `namespace` stays a function)."""
@@ -173,7 +173,7 @@ class FileTags(NamedTuple):
     syntax_error: bool
     """The parser met invalid syntax; tags are best-effort."""
     words: Words = _NO_WORDS
-    """Each term (`repomap.terms.terms`) of the file's whole text → how often it occurs:
+    """Each term (`repomap.words.terms`) of the file's whole text → how often it occurs:
     comments, docstrings and strings too, the words a person's summary of a bug shares
     with the code more often than the identifiers do."""
 

@@ -16,17 +16,15 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-if TYPE_CHECKING:  # tags.py counts a file's words with `terms`
-    from repomap.tags import FileTags
+from repomap.tags import FileTags
+from repomap.words import terms, words
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -34,39 +32,6 @@ DEFINITION_WEIGHT = 2
 """A definition's name counts this many times; a use counts once."""
 PATH_WEIGHT = 3
 """A word of the file's path counts this many times."""
-MIN_WORD = 3
-"""Shorter words (`id`, `of`, `to`) say nothing."""
-MIN_COMPOUND = 4
-"""Shorter compound identifiers are not kept whole."""
-_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\d+")
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_COMPOUND = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]")
-_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
-"""What `_WORD` and `_IDENTIFIER` matches lie within: identifiers, and numbers outside them."""
-
-
-def words(text: str) -> list[str]:
-    """Lower-cased words of `text`, identifiers split at case changes and underscores."""
-    return [w.lower() for w in _WORD.findall(text) if len(w) >= MIN_WORD]
-
-
-def terms(text: str) -> list[str]:
-    """The BM25 terms of `text`: its words, then its compound identifiers whole."""
-    compounds = (i for i in _IDENTIFIER.findall(text) if len(i) >= MIN_COMPOUND)
-    return words(text) + [i.lower() for i in compounds if _COMPOUND.search(i)]
-
-
-def count_terms(text: str) -> dict[str, int]:
-    """`Counter(terms(text))`, about twice as fast on source code: each distinct token is
-    split once, however often it occurs (a file's whole text is counted when it is tagged)."""
-    found: Counter[str] = Counter()
-    for token, count in Counter(_TOKEN.findall(text)).items():
-        for word in _WORD.findall(token):
-            if len(word) >= MIN_WORD:
-                found[word.lower()] += count
-        if len(token) >= MIN_COMPOUND and _COMPOUND.search(token):
-            found[token.lower()] += count
-    return dict(found)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -95,7 +60,7 @@ def text_terms(path: str, tags: FileTags) -> Counter[str]:
     return document
 
 
-Document = Callable[[str, "FileTags"], Counter[str]]
+Document = Callable[[str, FileTags], Counter[str]]
 """How a file becomes a document: `file_terms` (what it names) or `text_terms`."""
 
 

@@ -23,9 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("repomap", "diagnoser", "api")
 LAYERS = {"repomap": set(), "diagnoser": {"repomap"}, "api": {"diagnoser", "repomap"}}
 """What each package may import of ours."""
-KNOWN_TYPE_CHECKING_CYCLES = {
-    frozenset({"repomap.tags", "repomap.terms"}),  # removed by the lead's repomap change
-}
+KNOWN_TYPE_CHECKING_CYCLES: set[frozenset[str]] = set()
 """Cycles through `if TYPE_CHECKING:` imports that stand for now."""
 
 Graph = dict[str, set[str]]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from diagnoser.term_indexes import term_index, text_index
 from diagnoser.workspace import Workspace
-from repomap.terms import terms
+from repomap.words import terms
 from tests.conftest import MakeRepo
 
 FILES = {

@@ -13,25 +13,11 @@ from repomap.terms import (
     BM25_B,
     BM25_K1,
     TermIndex,
-    count_terms,
     file_terms,
-    terms,
     text_terms,
-    words,
 )
+from repomap.words import count_terms, terms
 from tests.conftest import MakeRepo
-
-CODE_ALPHABET = st.sampled_from([*"aAzZ_09 .:-\n", "select_related", "HTTPError", "ß"])
-
-
-def test_words_split_identifiers_and_compounds_stay_whole() -> None:
-    assert words("QuerySet.select_related() of 2 ids") == [
-        "query", "set", "select", "related", "ids",
-    ]  # fmt: skip
-    assert terms("QuerySet.select_related()") == [
-        "query", "set", "select", "related", "queryset", "select_related",
-    ]  # fmt: skip
-    assert terms("plain words only") == ["plain", "words", "only"]
 
 
 def test_a_document_weighs_definitions_over_uses_and_counts_the_path(
@@ -64,11 +50,6 @@ def test_kept_files_only_and_no_match_means_no_score(make_repo: MakeRepo, home: 
     assert len(index) == 1 and list(index.scores(["alpha"])) == ["a.py"]
     assert index.scores(["zebra"]) == {}
     assert index.idf("alpha") > 0 and index.idf("zebra") == 0
-
-
-@given(st.lists(CODE_ALPHABET, max_size=60).map("".join))
-def test_counting_terms_is_counting_what_terms_finds(text: str) -> None:
-    assert count_terms(text) == Counter(terms(text))
 
 
 def test_a_text_document_holds_comments_and_strings_the_names_do_not(
