@@ -15,8 +15,9 @@ error tree), `settings`, `cli`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from repomap import lazy
 
 if TYPE_CHECKING:  # what the names are, for type checkers; loaded on first use at run time
     from diagnoser.draft import Draft
@@ -70,7 +71,7 @@ __all__ = [
 ]
 
 
-_EXPORTS = {
+_EXPORTS = {  # public name → the module defining it, imported on first use
     "ConfigError": "diagnoser.errors",
     "DiagnoserError": "diagnoser.errors",
     "Draft": "diagnoser.draft",
@@ -100,20 +101,6 @@ _EXPORTS = {
     "load_settings": "diagnoser.settings",
     "resolve_models": "diagnoser.models",
 }
-"""Public name → the module defining it. Importing the package loads none of them: a
-CLI that only parses its arguments, or needs one module, does not pay for the whole
-domain (PydanticAI, the ranking, the renderers)."""
 
 
-def __getattr__(name: str) -> Any:
-    """PEP 562: a public name is imported from its module when first asked for."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # asked once
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy.exports(__name__, _EXPORTS)

@@ -6,8 +6,9 @@ Secret files (`.env*`, keys, credentials, …) never enter it: see `DenyList`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from repomap import lazy
 
 if TYPE_CHECKING:  # what the names are, for type checkers; loaded on first use at run time
     from repomap.build import BuildStats
@@ -48,7 +49,7 @@ __all__ = [
 ]
 
 
-_EXPORTS = {
+_EXPORTS = {  # public name → the module defining it, imported on first use
     "BuildStats": "repomap.build",
     "DEFAULT_DENY": "repomap.constants",
     "Definition": "repomap.tags",
@@ -71,19 +72,6 @@ _EXPORTS = {
     "language_for": "repomap.languages",
     "parse_patterns": "repomap.deny",
 }
-"""Public name → the module defining it. Importing the package loads none of them:
-`repomap.signals` or `repomap.allocator` alone do not pull in numpy and tree-sitter."""
 
 
-def __getattr__(name: str) -> Any:
-    """PEP 562: a public name is imported from its module when first asked for."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # asked once
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy.exports(__name__, _EXPORTS)
