@@ -1,9 +1,11 @@
-"""Shared fixtures: a private data directory per test and a factory for small repositories."""
+"""Shared fixtures: a private data directory per test and a factory for small repositories;
+and how pytest-xdist shares the tests among its workers (`tests/scheduling.py`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,6 +13,17 @@ FIXTURES = Path(__file__).parent / "fixtures"
 GOLDEN_REPO = FIXTURES / "golden_repo"
 
 MakeRepo = Callable[[dict[str, str | bytes]], Path]
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown without it
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under `-n` with the default `--dist load`: test by test, `tests/hostile/` whole on
+    one worker. Any other `--dist` is xdist's own."""
+    if config.getvalue("dist") != "load":
+        return None
+    from tests.scheduling import Scheduling  # noqa: PLC0415  (xdist only under -n)
+
+    return Scheduling(config, log)
 
 
 @pytest.fixture
