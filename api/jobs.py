@@ -351,17 +351,25 @@ class Jobs:
             # Without a grace, a running workflow outlives DBOS and fails on its next step
             # ("System database accessed before DBOS was launched"), in a traceback, or
             # retries for ever to record its end. DBOS waits in whole seconds even for
-            # nothing: skip the wait when it has nothing to run. Asked of DBOS, not of the
-            # store: a job the store calls finished is still being recorded by DBOS, and
-            # a queued one may start until the queue stops.
-            unfinished = DBOS.list_workflows(
-                status=UNFINISHED_WORKFLOWS, limit=1, load_input=False, load_output=False
-            )
-            grace = SHUTDOWN_GRACE_SECONDS if unfinished else 0
+            # nothing: skip the wait when it has nothing to run.
+            grace = SHUTDOWN_GRACE_SECONDS if self._unfinished() else 0
             DBOS.destroy(destroy_registry=False, workflow_completion_timeout_sec=grace)
         self._client = self._in_transaction = self._client_engine = None
         self.launched = False
         _installed.clear()
+
+    def _unfinished(self) -> bool:
+        """Whether DBOS may still run a workflow here: a job the store calls queued (it
+        may start until the queue stops) or running, or a workflow whose end DBOS has not
+        yet recorded (a job the store calls finished is, for a moment). The store first:
+        DBOS retries its own queries until the database answers."""
+        counts = self.runtime.store.job_counts()
+        if counts.get(JobState.QUEUED.value) or counts.get(JobState.RUNNING.value):
+            return True
+        unfinished = DBOS.list_workflows(
+            status=UNFINISHED_WORKFLOWS, limit=1, load_input=False, load_output=False
+        )
+        return bool(unfinished)
 
     def _config(self) -> Any:
         url = normalise_url(self.database_url)
