@@ -1,8 +1,10 @@
 """Shared fixtures: a private data directory per test and a factory for small repositories;
-and how pytest-xdist shares the tests among its workers (`tests/scheduling.py`)."""
+Ctrl-C restored when the shell ignored it; how pytest-xdist shares the tests among its
+workers (`tests/scheduling.py`)."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,15 @@ FIXTURES = Path(__file__).parent / "fixtures"
 GOLDEN_REPO = FIXTURES / "golden_repo"
 
 MakeRepo = Callable[[dict[str, str | bytes]], Path]
+
+
+def pytest_configure() -> None:
+    """Ctrl-C as a terminal sends it: a shell that starts a command in the background
+    (`make test &`, `nohup`) has it ignore SIGINT, and every process the tests start
+    would inherit that (the tests of what Ctrl-C does would fail). Under pytest-xdist,
+    in each worker too."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown without it
