@@ -13,6 +13,7 @@ STAMP := $(VENV)/.installed
 # The browser tests drive Debian's chromium through Playwright: Playwright's own browser
 # download needs a host that is unreachable here and in air-gapped deployments.
 CHROMIUM := /usr/bin/chromium
+PYTEST_WORKERS ?= auto
 
 .PHONY: run demo test install lint typecheck browser postgres clean
 
@@ -58,8 +59,10 @@ postgres:
 	  command -v pg_ctlcluster >/dev/null || { echo "PostgreSQL is not running at 127.0.0.1:5432 and pg_ctlcluster is missing" >&2; exit 1; }; \
 	  pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start; }
 
+# On every core (pytest-xdist); tests/hostile runs whole on one worker (tests/scheduling.py).
+# PYTEST_WORKERS=0 runs them in this process, one at a time.
 test: lint typecheck browser postgres
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n $(PYTEST_WORKERS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

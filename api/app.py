@@ -123,7 +123,7 @@ def create_app(
     if not service.settings.docs_public and not service.guard.open:
         gated = (DOCS_PATH, REDOC_PATH, app.openapi_url or "")
         app.add_middleware(KeyGate, guard=service.guard, prefixes=gated)
-    app.add_middleware(MeasureRequests, metrics=service.metrics)
+    app.add_middleware(MeasureRequests, metrics=service.metrics, routes=app.router.routes)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 

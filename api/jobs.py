@@ -39,7 +39,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dbos import DBOS, DBOSClient, EnqueueOptions, SetWorkflowID
+from dbos import DBOS, DBOSClient, EnqueueOptions, SetWorkflowID, WorkflowStatusString
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import OperationalError
 
@@ -69,11 +69,16 @@ RETENTION_WORKFLOW = "retention"
 POLL_SECONDS = 0.25
 """How often an idle worker looks at the queue (a new job waits at most this long)."""
 STEP_ATTEMPTS = 3
+"""Tries of a step that failed on a transient error (a locked or lost database)."""
 SHUTDOWN_GRACE_SECONDS = 30
 """How long a stop waits for the diagnoses running in this process to end (the queue
 takes no new ones meanwhile); one still running then is abandoned, and runs again at
 the next start (recovery)."""
-"""Tries of a step that failed on a transient error (a locked or lost database)."""
+UNFINISHED_WORKFLOWS = [WorkflowStatusString.ENQUEUED.value, WorkflowStatusString.PENDING.value]
+"""Workflows DBOS may be running, or start before its queue stops: a stop waits for them."""
+NOTIFICATION_POLL_SECONDS = 0.1
+"""How often DBOS's listener looks for notifications on SQLite (PostgreSQL notifies): a
+stop waits for its sleep to end (DBOS's default, 1 s, made every stop take ~1 s)."""
 OUTCOME_STATES = {
     State.COMPLETE: JobState.COMPLETE,
     State.NOT_ACTIONABLE: JobState.NOT_ACTIONABLE,
@@ -345,18 +350,34 @@ class Jobs:
                 self._client_engine.dispose()
         if self.runner and self.launched:
             # Without a grace, a running workflow outlives DBOS and fails on its next step
-            # ("System database accessed before DBOS was launched"), in a traceback. DBOS
-            # waits in whole seconds even for nothing: skip the wait when nothing runs.
-            running = self.runtime.store.job_counts().get(JobState.RUNNING.value, 0)
-            grace = SHUTDOWN_GRACE_SECONDS if running else 0
+            # ("System database accessed before DBOS was launched"), in a traceback, or
+            # retries for ever to record its end. DBOS waits in whole seconds even for
+            # nothing: skip the wait when it has nothing to run.
+            grace = SHUTDOWN_GRACE_SECONDS if self._unfinished() else 0
             DBOS.destroy(destroy_registry=False, workflow_completion_timeout_sec=grace)
         self._client = self._in_transaction = self._client_engine = None
         self.launched = False
         _installed.clear()
 
+    def _unfinished(self) -> bool:
+        """Whether DBOS may still run a workflow here: a job the store calls queued (it
+        may start until the queue stops) or running, or a workflow whose end DBOS has not
+        yet recorded (a job the store calls finished is, for a moment). The store first:
+        DBOS retries its own queries until the database answers."""
+        counts = self.runtime.store.job_counts()
+        if counts.get(JobState.QUEUED.value) or counts.get(JobState.RUNNING.value):
+            return True
+        unfinished = DBOS.list_workflows(
+            status=UNFINISHED_WORKFLOWS, limit=1, load_input=False, load_output=False
+        )
+        return bool(unfinished)
+
     def _config(self) -> Any:
         url = normalise_url(self.database_url)
-        config: dict[str, Any] = {"name": APP_NAME, "log_level": "WARNING"}
+        config: dict[str, Any] = {
+            "name": APP_NAME, "log_level": "WARNING",
+            "notification_listener_polling_interval_sec": NOTIFICATION_POLL_SECONDS,
+        }  # fmt: skip
         if is_sqlite(url):
             system = f"sqlite:///{self.data_dir / 'dbos.sqlite'}"
             config["system_database_url"] = system

@@ -1,9 +1,13 @@
-"""Shared fixtures: a private data directory per test and a factory for small repositories."""
+"""Shared fixtures: a private data directory per test and a factory for small repositories;
+Ctrl-C restored when the shell ignored it; how pytest-xdist shares the tests among its
+workers (`tests/scheduling.py`)."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,6 +15,26 @@ FIXTURES = Path(__file__).parent / "fixtures"
 GOLDEN_REPO = FIXTURES / "golden_repo"
 
 MakeRepo = Callable[[dict[str, str | bytes]], Path]
+
+
+def pytest_configure() -> None:
+    """Ctrl-C as a terminal sends it: a shell that starts a command in the background
+    (`make test &`, `nohup`) has it ignore SIGINT, and every process the tests start
+    would inherit that (the tests of what Ctrl-C does would fail). Under pytest-xdist,
+    in each worker too."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown without it
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under `-n` with the default `--dist load`: test by test, `tests/hostile/` whole on
+    one worker. Any other `--dist` is xdist's own."""
+    if config.getvalue("dist") != "load":
+        return None
+    from tests.scheduling import Scheduling  # noqa: PLC0415  (xdist only under -n)
+
+    return Scheduling(config, log)
 
 
 @pytest.fixture

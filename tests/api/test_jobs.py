@@ -1,19 +1,21 @@
 """The DBOS job workflow (`api.jobs`) on a running service: a poll of several reviews
 makes a job each, bad input fails its job and marks its report rejected, identical crash
-reports are investigated once, a job queued twice runs once, and jobs stored but never
-queued run when the queue launches."""
+reports are investigated once, a job queued twice runs once, jobs stored but never
+queued run when the queue launches, and a stop waits for DBOS to record a job's end."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 import json
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from dbos import DBOS
+from dbos._sys_db import SystemDatabase
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
@@ -241,3 +243,29 @@ def test_a_transaction_lost_after_queueing_keeps_neither_job_nor_workflow(
     assert service.store.job(job_id) is None
     assert DBOS.get_workflow_status(job_id) is None
     assert _rows(client, "SELECT count(*) FROM claims WHERE fingerprint = 'lost'") == [(0,)]
+
+
+RECORD_SECONDS = 1.0
+"""How long DBOS takes here to record a workflow's end, after its last step."""
+
+
+def test_a_stop_waits_for_dbos_to_record_the_end_of_a_finished_job(
+    service_settings: ServiceSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A job the store calls complete is, for a moment, still being recorded by DBOS: a stop
+    then waits. (One let go retries for ever to record its end once the database is gone.)"""
+    record = SystemDatabase.update_workflow_outcome
+    recorded: list[str] = []
+
+    def slowly(self: SystemDatabase, workflow_id: str, *args: Any, **kwargs: Any) -> bool:
+        time.sleep(RECORD_SECONDS)
+        done = record(self, workflow_id, *args, **kwargs)
+        recorded.append(workflow_id)
+        return done
+
+    monkeypatch.setattr(SystemDatabase, "update_workflow_outcome", slowly)
+    with TestClient(create_app(service_settings)) as client:
+        accepted = client.post("/diagnose", json={"report": {"text": CRASH, "source": "crash_log"}})
+        job_id = accepted.json()["job_id"]
+        assert wait_for_job(client, job_id)["state"] == "complete"  # DBOS is recording
+    assert job_id in recorded

@@ -3,13 +3,15 @@ finished job — jobs by state, requests by route template, tool calls and token
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from api.metrics import CONTENT_TYPE, Metrics
+from api.docs import DOCS_PATH, OAUTH2_REDIRECT_PATH, REDOC_PATH, STATIC_PATH
+from api.metrics import CONTENT_TYPE, UNMATCHED, Metrics
 from api.schemas import JobState
 from diagnoser import Finding
 from diagnoser.finding import Provenance
@@ -133,6 +135,31 @@ def test_requests_are_labelled_by_route_template_not_path(client: TestClient) ->
     assert "/jobs/one" not in routes and "/no/such/path" not in routes
     assert value(page, "diagnoser_http_requests_total",
                  method="GET", route="unmatched", status="404") == 1  # fmt: skip
+
+
+DOCS_PAGES = {
+    "/openapi.json": "/openapi.json",
+    DOCS_PATH: DOCS_PATH,
+    REDOC_PATH: REDOC_PATH,
+    OAUTH2_REDIRECT_PATH: OAUTH2_REDIRECT_PATH,
+    f"{STATIC_PATH}/swagger-ui.css": f"{STATIC_PATH}/{{path}}",
+    f"{STATIC_PATH}/redoc.standalone.js": f"{STATIC_PATH}/{{path}}",
+}
+"""The schema and the docs' pages and assets, by path asked: the route label of each."""
+
+
+def test_the_schema_and_the_docs_are_counted_under_their_own_routes(client: TestClient) -> None:
+    for path in DOCS_PAGES:
+        assert client.get(path).status_code == 200, path
+    assert client.post("/openapi.json").status_code == 405
+    page = _scrape(client)
+    assert value(page, "diagnoser_http_requests_total",
+                 method="POST", route="/openapi.json", status="405") == 1  # fmt: skip
+    for route, asked in Counter(DOCS_PAGES.values()).items():
+        assert value(page, "diagnoser_http_requests_total",
+                     method="GET", route=route, status="200") == asked, route  # fmt: skip
+    assert value(page, "diagnoser_http_requests_total",
+                 method="GET", route=UNMATCHED, status="200") is None  # fmt: skip
 
 
 def test_a_request_that_failed_unexpectedly_is_counted_as_500(

@@ -2,7 +2,12 @@
 behind innocent names, malformed and oversized input, poisoned caches, killed runs.
 
 Each test asserts the defended behaviour; the whole suite stays within a few
-minutes (the connection probes start real servers).
+minutes (the connection probes start real servers). Under pytest-xdist it runs on one
+worker, one test at a time (`tests/scheduling.py`).
 """
 
-from tests.api.conftest import database_url, service_settings  # noqa: F401  (fixtures)
+from tests.api.conftest import (  # noqa: F401  (fixtures)
+    database_url,
+    postgres_template,
+    service_settings,
+)
