@@ -2,8 +2,9 @@
 service's modules load — the first seconds of every run — ends it with one line and
 exit 130, as a Ctrl-C later on does (`repomap.signals`), never a traceback.
 
-It is the one module loaded before that protection, so it imports nothing else: a
-top-level module because each package's `__init__` is already seconds of imports.
+It is the one module loaded before that protection: a top-level module that imports
+only `repomap.signals` (pure Python; the packages export their names lazily) before the
+command's modules, which load under `exit_on_interrupt`.
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ which imports neither FastAPI nor the database layers: it starts in a blink."""
 
 def main() -> int:
     try:
-        if sys.argv[1:2] == [SERVE]:
-            from api.cli import main as run  # noqa: PLC0415
-        else:
-            from diagnoser.cli import main as run  # noqa: PLC0415
+        from repomap.signals import exit_on_interrupt  # noqa: PLC0415 (pure Python, light)
 
+        with exit_on_interrupt(PROG):  # a Ctrl-C inside a C extension's start-up included
+            if sys.argv[1:2] == [SERVE]:
+                from api.cli import main as run  # noqa: PLC0415
+            else:
+                from diagnoser.cli import main as run  # noqa: PLC0415
         return run()
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from diagnoser.constants import DEMO_REPO, PROVIDERS
 from repomap import allocator
-from repomap.signals import run_stoppable
+from repomap.signals import exit_on_interrupt, run_stoppable
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -90,6 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from diagnoser import commands  # noqa: PLC0415 (after parsing: --help loads none of it)
+    with exit_on_interrupt("diagnoser"):  # the imports: see `repomap.signals`
+        from diagnoser import commands  # noqa: PLC0415 (after parsing: --help loads none of it)
 
     return commands.run(args)

@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import FrameType
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT
@@ -62,3 +62,26 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 def _say(message: str) -> None:
     with contextlib.suppress(OSError):  # stderr itself is gone: the exit code still tells
         print(message, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def exit_on_interrupt(prog: str) -> Iterator[None]:
+    """While the block runs — a command's module imports — Ctrl-C ends the process at
+    once, with one line and exit 130, instead of raising KeyboardInterrupt: raised inside
+    a C extension's initialisation it can surface as another error (PyO3's, for
+    pydantic-core: a Rust panic message and a PanicException traceback). Nothing that
+    needs stopping has started yet. Outside the main thread it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def exit_now(signum: int, frame: FrameType | None) -> None:
+        with contextlib.suppress(OSError):
+            os.write(sys.stderr.fileno(), f"{prog}: interrupted\n".encode())
+        os._exit(EXIT_INTERRUPTED)
+
+    previous = signal.signal(signal.SIGINT, exit_now)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

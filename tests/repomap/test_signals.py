@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -70,3 +71,20 @@ def test_sigterm_inside_an_event_loop_callback_still_stops_the_run(
 
     assert run_stoppable(lambda: asyncio.run(diagnosis()), prog="diagnoser") == EXIT_TERMINATED
     assert capsys.readouterr().err == "diagnoser: terminated\n"
+
+
+def test_ctrl_c_while_loading_exits_at_once_with_one_line() -> None:
+    """Not a KeyboardInterrupt: raised inside a C extension's start-up it can surface as
+    another error with a traceback (seen with pydantic-core)."""
+    probe = (
+        "import os, signal, time\n"
+        "from repomap.signals import exit_on_interrupt\n"
+        "with exit_on_interrupt('probe'):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    time.sleep(5)\n"
+        "print('not reached')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "probe: interrupted\n")
