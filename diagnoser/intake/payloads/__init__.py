@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from diagnoser.constants import PROVIDERS as PROVIDER_NAMES
+from diagnoser.constants import PROVIDERS
 from diagnoser.intake.payloads.bugsnag import from_bugsnag
 from diagnoser.intake.payloads.crashlytics import from_crashlytics
 from diagnoser.intake.payloads.errors import IntakeError, PayloadTooLarge
@@ -54,8 +54,6 @@ _MANY: dict[str, Callable[[object], list[Intake]]] = {
     "app_store": from_app_store,
     "google_play": from_google_play,
 }
-PROVIDERS = PROVIDER_NAMES
-"""Provider names `from_payload` accepts (one adapter each: `tests` check they agree)."""
 
 
 def from_payload(provider: str, payload: object, *, resource: str | None = None) -> list[Intake]:
