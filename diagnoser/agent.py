@@ -344,8 +344,5 @@ def _near_focus(deps: ExplorerDeps, path: str) -> bool:
     number = {p: i for i, p in enumerate(graph.paths)}
     if path not in number:
         return False
-    ids = sorted({number[p] for p in focused if p in number})
-    # np.isin, not a Python list of every edge: a large graph has millions of them
-    neighbours = set(graph.edge_dst[np.isin(graph.edge_src, ids)].tolist())
-    neighbours |= set(graph.edge_src[np.isin(graph.edge_dst, ids)].tolist())
-    return number[path] in neighbours
+    ids = np.array(sorted({number[p] for p in focused if p in number}), dtype=np.int64)
+    return number[path] in graph.neighbours(ids)

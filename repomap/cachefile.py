@@ -1,12 +1,17 @@
 """A cache file on disk: a checked header around a `marshal` payload, read without
 trusting the file system, written atomically. What the cache holds is `cache.py`'s business.
 
-Format: magic, format version, key (what the payload was derived from), payload length
-and CRC-32 of the payload, then the payload. Files are opened without following links
-and without blocking (`O_NOFOLLOW | O_NONBLOCK`), must be regular files, and are read up
-to the size `fstat` gave (at most MAX_CACHE_FILE_BYTES): a FIFO, a link to `/dev/zero` or
-a planted directory is a `CacheError`, never a hang. Writes go to a temporary file and
-`os.replace`, which replaces a link in the way rather than writing through it.
+Format: magic, format version, key (what the payload was derived from), then the length
+and CRC-32 of the head and of the tail, then the head and the tail. The head is the
+`marshal`led payload, except that large byte strings at its top level (a graph's arrays)
+are moved to the tail, raw, one after another: `read` reads each straight into a
+`bytearray` of its own, so loading a 300 MB graph costs 300 MB, not the file's bytes
+plus `marshal`'s copy of them (the peak was twice what stayed). Files are opened without
+following links and without blocking (`O_NOFOLLOW | O_NONBLOCK`), must be regular files,
+and are read up to the size `fstat` gave (at most MAX_CACHE_FILE_BYTES): a FIFO, a link
+to `/dev/zero` or a planted directory is a `CacheError`, never a hang. Writes go to a
+temporary file and `os.replace`, which replaces a link in the way rather than writing
+through it.
 """
 
 from __future__ import annotations
@@ -25,7 +30,10 @@ from typing import Any
 from repomap.constants import CACHE_FORMAT_VERSION, MAX_CACHE_FILE_BYTES
 
 MAGIC = b"RMAPv1\0\0"
-HEADER = struct.Struct("<8sIIQI")  # magic, format version, key, payload length, crc32
+HEADER = struct.Struct("<8sIIQIQI")  # magic, version, key, head length, crc32, tail length, crc32
+TAIL_MIN_BYTES = 1 << 16
+"""A top-level `bytes` value of at least this size goes to the tail (read without a copy);
+smaller ones stay in the head, where `marshal` reads them fastest."""
 _OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)  # a link in place of a cache file is a miss, not a path
@@ -57,41 +65,80 @@ def read(path: Path) -> tuple[int, Any] | None:
             raise CacheError(f"{path.name} is not a regular file")
         if info.st_size > MAX_CACHE_FILE_BYTES:
             raise CacheError(f"{path.name} is larger than {MAX_CACHE_FILE_BYTES >> 20} MB")
-        blob = _read_at_most(fd, info.st_size)
+        try:
+            return _read_checked(fd, info.st_size)
+        except CacheError as exc:
+            raise CacheError(f"{path.name} was corrupt ({exc})") from exc
     except OSError as exc:
         raise CacheError(f"{path.name} unreadable ({exc.strerror})") from exc
     finally:
         os.close(fd)
-    try:
-        return _parse(blob)
-    except CacheError as exc:
-        raise CacheError(f"{path.name} was corrupt ({exc})") from exc
 
 
-def _read_at_most(fd: int, size: int) -> bytes:
-    """Up to `size` bytes: a file that grows while we read cannot make us read more."""
-    parts = []
-    while size > 0 and (part := os.read(fd, size)):
-        parts.append(part)
-        size -= len(part)
-    return b"".join(parts)
-
-
-def _parse(blob: bytes) -> tuple[int, Any]:
-    if len(blob) < HEADER.size:
+def _read_checked(fd: int, size: int) -> tuple[int, Any]:
+    """The file's key and payload; reads no more than `size` bytes (what `fstat` said: a
+    file that grows while we read cannot make us read more), checks every CRC before
+    `marshal` or a caller sees the bytes it covers."""
+    if size < HEADER.size:
         raise CacheError("truncated header")
-    magic, version, key, length, crc = HEADER.unpack_from(blob)
-    payload = memoryview(blob)[HEADER.size :]
+    header = _read_exactly(fd, HEADER.size)
+    magic, version, key, head_length, head_crc, tail_length, tail_crc = HEADER.unpack(header)
     if magic != MAGIC:
         raise CacheError("not a repomap cache file")
     if version != CACHE_FORMAT_VERSION:
         raise CacheError(f"format {version}, expected {CACHE_FORMAT_VERSION}")
-    if len(payload) != length or zlib.crc32(payload) != crc:
+    if HEADER.size + head_length + tail_length != size:
+        raise CacheError("checksum mismatch (lengths disagree with the file's size)")
+    head = _read_exactly(fd, head_length)
+    if zlib.crc32(head) != head_crc:
         raise CacheError("checksum mismatch")
     try:
-        return key, marshal.loads(payload)
+        payload, layout = marshal.loads(head)
     except Exception as exc:  # EOFError, ValueError, TypeError: whatever the bytes say
-        raise CacheError(str(exc)) from exc
+        raise CacheError(str(exc) or type(exc).__name__) from exc
+    if not _is_layout(layout, tail_length) or (layout and type(payload) is not dict):
+        raise CacheError("a tail that disagrees with its table")
+    crc = 0
+    for name, length in layout:
+        part = bytearray(length)
+        _read_into(fd, part)
+        crc = zlib.crc32(part, crc)
+        payload[name] = part
+    if crc != tail_crc:
+        raise CacheError("checksum mismatch")
+    return key, payload
+
+
+def _is_layout(layout: Any, tail_length: int) -> bool:
+    """`layout` is what `write` makes: (name, length) pairs adding up to the tail."""
+    return (
+        type(layout) is tuple
+        and all(
+            type(item) is tuple
+            and len(item) == 2
+            and type(item[0]) is str
+            and type(item[1]) is int
+            and item[1] >= 0
+            for item in layout
+        )
+        and sum(length for _, length in layout) == tail_length
+    )
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    part = bytearray(size)
+    _read_into(fd, part)
+    return bytes(part)
+
+
+def _read_into(fd: int, buffer: bytearray) -> None:
+    """Fill `buffer` from `fd`; CacheError when the file ends first (it shrank)."""
+    view, done = memoryview(buffer), 0
+    while done < len(buffer):
+        got = os.readv(fd, [view[done:]])
+        if not got:
+            raise CacheError("truncated")
+        done += got
 
 
 def _check_directory(directory: Path) -> None:
@@ -116,13 +163,25 @@ def write(path: Path, value: Any, *, key: int = 0) -> None:
     except CacheError as exc:
         raise OSError(errno.ENOTDIR, str(exc)) from exc
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = marshal.dumps(value)
-    header = HEADER.pack(MAGIC, CACHE_FORMAT_VERSION, key, len(payload), zlib.crc32(payload))
+    tail = _tail_of(value)
+    head = marshal.dumps(
+        ({k: v for k, v in value.items() if k not in tail} if tail else value,
+         tuple((name, len(part)) for name, part in tail.items()))
+    )  # fmt: skip
+    tail_crc = 0
+    for part in tail.values():
+        tail_crc = zlib.crc32(part, tail_crc)
+    header = HEADER.pack(
+        MAGIC, CACHE_FORMAT_VERSION, key, len(head), zlib.crc32(head),
+        sum(map(len, tail.values())), tail_crc,
+    )  # fmt: skip
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(header)
-            out.write(payload)
+            out.write(head)
+            for part in tail.values():
+                out.write(part)
         if path.is_dir() and not path.is_symlink():
             # Nothing but this cache file belongs here; a directory in its place would
             # make every later run a miss.
@@ -131,3 +190,14 @@ def write(path: Path, value: Any, *, key: int = 0) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _tail_of(value: Any) -> dict[str, bytes | bytearray]:
+    """The top-level byte strings of a table (str keys) that go to the tail."""
+    if type(value) is not dict:
+        return {}
+    return {
+        name: part
+        for name, part in value.items()
+        if type(name) is str and type(part) in (bytes, bytearray) and len(part) >= TAIL_MIN_BYTES
+    }

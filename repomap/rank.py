@@ -12,7 +12,7 @@ them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +36,9 @@ FOCUS_LINE_BOOST = 1_000.0
 
 UNREFERENCED_SHARE = 0.01
 """A definition nobody references still gets this share of its file's rank (orders the rest)."""
+
+EDGE_CHUNK = 1 << 20
+"""Edges (and file pairs) worked on at a time while ranking (`_Shares`): 8 MB of float64."""
 
 FOCUSED_FILE_SHARE = 1.0
 """In a focused file every definition gets its file's whole rank: the caller asked to see it."""
@@ -68,27 +71,59 @@ def rank(
     focused = np.array(
         sorted(graph.idents[i] for i in focus.idents if i in graph.idents), dtype=np.int64
     )
-    weight = graph.edge_weight * np.where(
-        np.isin(graph.edge_ident, focused), FOCUS_IDENT_WEIGHT, 1.0
-    )
-    out_weight = np.bincount(graph.edge_src, weights=weight, minlength=graph.size)
-    share = weight / np.where(out_weight > 0, out_weight, 1.0)[graph.edge_src]
+    shares = _Shares(graph, focused)
     scores = _pagerank(
-        graph, share, restart=_restart(graph, focus, focused), dangling=out_weight == 0
+        graph, shares, restart=_restart(graph, focus, focused), dangling=shares.out_weight == 0
     )
     # Focused files lead (the caller asked to see them), then the rest by rank, then path.
     named = np.array([path in focus.files for path in graph.paths], dtype=bool)
     order = np.lexsort((np.arange(graph.size), -scores, ~named))
     files = tuple((graph.paths[i], float(scores[i])) for i in order)
-    flow: FloatArray = np.asarray(
-        np.bincount(graph.edge_flow, weights=scores[graph.edge_src] * share), dtype=np.float64
-    )
+    # The rank flowing into each definition name: along every edge, its source's rank × share.
+    flow = np.zeros(int(graph.edge_flow.max()) + 1 if len(graph.edge_flow) else 0)
+    for part, share in shares:
+        np.add.at(flow, graph.edge_flow[part], share * scores[graph.edge_src[part]])
     return Ranking(
         files,
         _definitions(
             graph, tags, focus, focused=focused, named=named, flow=flow, scores=scores, limit=limit
         ),
     )
+
+
+class _Shares:
+    """Each edge's share of its source file's out-weight (focused identifiers weigh
+    FOCUS_IDENT_WEIGHT more), made EDGE_CHUNK edges at a time whenever it is needed.
+
+    Edge-sized arrays are the graph's bulk — a 20,000-file tree can have ten million
+    edges, 80 MB per float array, and `np.bincount` copies its index array to int64 — so
+    nothing edge-sized is made while ranking: sums run chunk by chunk through `np.add.at`,
+    which adds in the same order as bincount did (the same floats, bit for bit; and
+    faster). docs/benchmarks.md ("Memory") has what this saved."""
+
+    def __init__(self, graph: ReferenceGraph, focused: IntArray) -> None:
+        self._graph, self._focused = graph, focused
+        self.out_weight = np.zeros(graph.size)
+        for part in _chunks(len(graph.edge_src)):
+            np.add.at(self.out_weight, graph.edge_src[part], self._weights(part))
+        self._divisor = np.where(self.out_weight > 0, self.out_weight, 1.0)
+
+    def _weights(self, part: slice) -> FloatArray:
+        weight = self._graph.edge_weight[part].copy()
+        if len(self._focused):
+            weight[np.isin(self._graph.edge_ident[part], self._focused)] *= FOCUS_IDENT_WEIGHT
+        return weight
+
+    def __iter__(self) -> Iterator[tuple[slice, FloatArray]]:
+        """(edges, their shares) chunk by chunk; each array is the caller's to change."""
+        for part in _chunks(len(self._graph.edge_src)):
+            share = self._weights(part)
+            share /= self._divisor[self._graph.edge_src[part]]
+            yield part, share
+
+
+def _chunks(length: int) -> Iterator[slice]:
+    return (slice(start, start + EDGE_CHUNK) for start in range(0, length, EDGE_CHUNK))
 
 
 def _restart(graph: ReferenceGraph, focus: Focus, focused: IntArray) -> FloatArray:
@@ -112,17 +147,21 @@ def _restart(graph: ReferenceGraph, focus: Focus, focused: IntArray) -> FloatArr
 
 def _pagerank(
     graph: ReferenceGraph,
-    share: FloatArray,
+    shares: _Shares,
     *,
     restart: FloatArray,
     dangling: npt.NDArray[np.bool_],
 ) -> FloatArray:
-    """Power iteration; `share` is each edge's part of its source file's out-weight."""
+    """Power iteration over file pairs, each pair weighing the shares of its edges."""
     n, pair_src, pair_dst = graph.size, graph.pair_src, graph.pair_dst
-    pair_share = np.bincount(graph.edge_pair, weights=share, minlength=len(pair_src))
+    pair_share = np.zeros(len(pair_src))
+    for part, share in shares:
+        np.add.at(pair_share, graph.edge_pair[part], share)
     scores = restart.copy()
     for _ in range(PAGERANK_MAX_ITERATIONS):
-        spread = np.bincount(pair_dst, weights=scores[pair_src] * pair_share, minlength=n)
+        spread = np.zeros(n)
+        for part in _chunks(len(pair_src)):
+            np.add.at(spread, pair_dst[part], scores[pair_src[part]] * pair_share[part])
         new = PAGERANK_DAMPING * (spread + scores[dangling].sum() * restart)
         new += (1 - PAGERANK_DAMPING) * restart
         converged = np.abs(new - scores).sum() < PAGERANK_TOLERANCE

@@ -133,8 +133,9 @@ def raw(change: Callable[[bytes], bytes]) -> Poison:
 
 
 def huge_length(blob: bytes) -> bytes:
-    magic, version, key, _, crc = cachefile.HEADER.unpack_from(blob)
-    return cachefile.HEADER.pack(magic, version, key, 1 << 40, crc) + blob[cachefile.HEADER.size :]
+    magic, version, key, _, crc, tail, tail_crc = cachefile.HEADER.unpack_from(blob)
+    header = cachefile.HEADER.pack(magic, version, key, 1 << 40, crc, tail, tail_crc)
+    return header + blob[cachefile.HEADER.size :]
 
 
 def oversized(path: Path) -> None:
@@ -213,7 +214,7 @@ GRAPH_CASES: dict[str, tuple[Poison, str]] = {
         "graph.bin was corrupt",
     ),
     "edge to no file": (
-        graph_array("edge_dst", lambda b: int32s(*[-5] * (len(b) // 4))),
+        graph_array("pair_dst", lambda b: int32s(*[-5] * (len(b) // 4))),
         "out of range",
     ),
     "weights not numbers": (
@@ -241,12 +242,24 @@ def test_poisoned_tags_file_is_a_miss(
     assert_miss_then_sound(home, clean, expect)
 
 
+@pytest.fixture(params=["arrays in the head", "arrays in the tail"])
+def graph_file(
+    request: pytest.FixtureRequest, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """The golden repo's graph file. Its arrays are small, so they are in the head; with
+    the tail's threshold at one byte they are where a large repository's are."""
+    if request.param == "arrays in the tail":
+        monkeypatch.setattr(cachefile, "TAIL_MIN_BYTES", 1)
+        rewrite(lambda payload: payload)(cache_dir / GRAPH_FILE)
+    return cache_dir / GRAPH_FILE
+
+
 @pytest.mark.parametrize("case", sorted(GRAPH_CASES) + sorted(FILE_SYSTEM_CASES))
 def test_poisoned_graph_file_is_a_miss(
-    case: str, cache_dir: Path, home: Path, clean: Outcome
+    case: str, graph_file: Path, home: Path, clean: Outcome
 ) -> None:
     poison, expect = {**GRAPH_CASES, **FILE_SYSTEM_CASES}[case]
-    poison(cache_dir / GRAPH_FILE)
+    poison(graph_file)
     assert_miss_then_sound(home, clean, expect)
 
 

@@ -1,13 +1,16 @@
 from __future__ import annotations
 
+import marshal
 import os
 import threading
+import tracemalloc
+import zlib
 from pathlib import Path
 
 import pytest
 
 from repomap import cachefile
-from repomap.constants import MAX_CACHE_FILE_BYTES
+from repomap.constants import CACHE_FORMAT_VERSION, MAX_CACHE_FILE_BYTES
 
 BOUND_SECONDS = 30.0
 
@@ -84,3 +87,59 @@ def test_a_cache_directory_that_is_a_link_is_neither_read_nor_written(tmp_path: 
     with pytest.raises(cachefile.CacheError, match="symbolic link"):
         cachefile.read(path)
     assert list(elsewhere.iterdir()) == []
+
+
+BIG = 1 << 20
+
+
+def test_large_top_level_bytes_go_to_the_tail_and_come_back_equal(tmp_path: Path) -> None:
+    path = tmp_path / "x.bin"
+    big, small = bytes(range(256)) * (BIG // 256), b"\x01" * 10
+    cachefile.write(path, {"big": big, "small": small, "names": ("a", "b")}, key=3)
+    assert path.stat().st_size < 2 * BIG  # written once, not once per copy
+    key, payload = cachefile.read(path) or (0, {})
+    assert key == 3 and payload == {"big": big, "small": small, "names": ("a", "b")}
+    assert type(payload["big"]) is bytearray and type(payload["small"]) is bytes
+
+
+def test_reading_a_tail_allocates_it_once(tmp_path: Path) -> None:
+    """The tail is read straight into its buffer: no whole-file bytes, no marshal copy."""
+    path = tmp_path / "x.bin"
+    cachefile.write(path, {"a": b"\x07" * (8 * BIG), "b": b"\x09" * (8 * BIG)})
+    tracemalloc.start()
+    try:
+        found = cachefile.read(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found is not None and len(found[1]["a"]) == 8 * BIG
+    assert peak < 17 * BIG  # the two arrays themselves, and next to nothing else
+
+
+@pytest.mark.parametrize(
+    ("where", "expect"),
+    [(-1, "checksum mismatch"), (-BIG, "checksum mismatch"), ("cut", "checksum mismatch")],
+)
+def test_a_damaged_tail_is_refused(tmp_path: Path, where: int | str, expect: str) -> None:
+    path = tmp_path / "x.bin"
+    cachefile.write(path, {"a": b"\x00" * (2 * BIG)})
+    blob = bytearray(path.read_bytes())
+    if where == "cut":
+        del blob[-5:]
+    else:
+        blob[where] ^= 0xFF
+    path.write_bytes(bytes(blob))
+    with pytest.raises(cachefile.CacheError, match=expect):
+        cachefile.read(path)
+
+
+def test_a_tail_table_that_lies_is_refused(tmp_path: Path) -> None:
+    """A head whose table of tail parts does not add up (written with a valid CRC)."""
+    path = tmp_path / "x.bin"
+    head = marshal.dumps(({}, (("a", 1 << 40),)))
+    header = cachefile.HEADER.pack(
+        cachefile.MAGIC, CACHE_FORMAT_VERSION, 0, len(head), zlib.crc32(head), 4, 0
+    )
+    path.write_bytes(header + head + b"\0\0\0\0")
+    with pytest.raises(cachefile.CacheError, match="disagrees"):
+        cachefile.read(path)

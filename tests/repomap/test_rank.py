@@ -2,6 +2,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+import pytest
+
+from repomap import rank as rank_module
 from repomap.focus import Focus
 from repomap.graph import build_graph
 from repomap.rank import rank
@@ -108,3 +112,17 @@ def test_a_single_header_copy_ranks_below_the_files_it_was_made_from() -> None:
         assert order.index("single_include/json.h") > order.index("src/parse.h"), focus
     order = [path for path, _ in rank(build_graph(tags), tags).files]
     assert order[-1] == "single_include/json.h"
+
+
+def test_neighbours_are_the_files_using_or_used_by_the_given_ones() -> None:
+    graph = build_graph(tags())
+    number = {path: i for i, path in enumerate(graph.paths)}
+    found = graph.neighbours(np.array([number["app/cart.py"]]))
+    assert {graph.paths[i] for i in found} == {"app/checkout.py", "app/money.py"}
+
+
+def test_edges_worked_on_in_chunks_rank_exactly_as_in_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    graph, focus = build_graph(tags()), Focus(idents=frozenset({"page_layout"}))
+    whole = rank(graph, tags(), focus)
+    monkeypatch.setattr(rank_module, "EDGE_CHUNK", 1)
+    assert rank(graph, tags(), focus) == whole  # the same floats, not merely the same order

@@ -45,7 +45,7 @@ def test_warm_open_reuses_everything(home: Path) -> None:
 
 
 def graphs_equal(a: ReferenceGraph, b: ReferenceGraph) -> bool:
-    arrays = ("def_file", "def_index", "def_ident", "def_line", "edge_src", "edge_dst")
+    arrays = ("def_file", "def_index", "def_ident", "def_line", "edge_src", "pair_dst")
     return (
         a.paths == b.paths
         and a.idents == b.idents
