@@ -355,6 +355,11 @@ def main() -> None:
     for spec in args.extra:
         cases += load_extra(spec)
     projects = list(dict.fromkeys(str(c["package"]) for c in cases))
+    if len(projects) < 2:
+        raise SystemExit(
+            f"leave-one-project-out needs cases of two projects or more, found {projects}: "
+            "fetch the sources of another (../shared/bench/get_sources.sh) or pass --extra"
+        )
     languages = list(dict.fromkeys(map(_language, cases)))
     started = time.perf_counter()
     settings = grid()

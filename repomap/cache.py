@@ -35,7 +35,6 @@ import os
 import sys
 import threading
 import zlib
-from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,11 +46,11 @@ from repomap import cachefile
 from repomap.cachefile import CacheError
 from repomap.constants import APP_NAME, HOME_ENV_VAR
 from repomap.errors import InvalidRepoError
-from repomap.tags import Definition, FileTags, References, Words
+from repomap.tags import Definitions, FileTags, References, Words
 
 TAGS_FILE = "tags.bin"
 GRAPH_FILE = "graph.bin"
-_EMPTY = FileTags((), References((), b"", b""), syntax_error=False)
+_EMPTY = FileTags(Definitions("", b"", 0), References((), b"", b""), syntax_error=False)
 """What a file whose damaged tags could not be re-parsed (it vanished since) maps to."""
 
 
@@ -157,13 +156,11 @@ _SEP = "\0"  # cannot occur in the fields: tags.py replaces NUL in source text
 
 
 def _pack(tags: FileTags) -> bytes:
-    """Definitions as one string and one uint32 array, references packed likewise."""
-    texts = _SEP.join(
-        f"{d.name}{_SEP}{d.qualified}{_SEP}{d.kind}{_SEP}{d.signature}" for d in tags.definitions
-    )
-    numbers = array("I", (n for d in tags.definitions for n in (d.line, d.start_line, d.end_line)))
+    """Definitions as one string and one uint32 array (their packed form), references and
+    words likewise."""
+    texts, numbers = tags.definitions.packed()
     return marshal.dumps(
-        (texts, numbers.tobytes(), tags.references.packed(), tags.syntax_error, tags.words.packed())
+        (texts, numbers, tags.references.packed(), tags.syntax_error, tags.words.packed())
     )
 
 
@@ -184,8 +181,7 @@ def _unpack(packed: bytes, count: int) -> FileTags:
             and type(tallies) is bytes
         ):
             raise CacheError("tags with fields of the wrong type")
-        fields = texts.split(_SEP) if texts else []
-        lines_of = array("I", numbers)  # ValueError unless whole uint32s
+        definitions = Definitions(texts, numbers, count)  # ValueError unless whole uint32s
         uses = memoryview(counts).cast("I")  # TypeError likewise
         words = Words(terms, tallies)  # ValueError likewise
     except CacheError:
@@ -193,8 +189,8 @@ def _unpack(packed: bytes, count: int) -> FileTags:
     except Exception as exc:  # whatever shape marshal produced: ints, dicts, nested tuples…
         raise CacheError(f"undecodable tags ({type(exc).__name__})") from exc
     if not (
-        len(fields) == 4 * count
-        and len(lines_of) == 3 * count
+        (texts.count(_SEP) + 1 if texts else 0) == 4 * count
+        and len(numbers) == 3 * count * 4
         and len(uses) == len(names)
         and len(lines) == sum(uses) * uses.itemsize
         and all(type(name) is str for name in names)
@@ -202,28 +198,9 @@ def _unpack(packed: bytes, count: int) -> FileTags:
         raise CacheError("tags whose parts disagree in length")
     if (terms.count(_SEP) + 1 if terms else 0) != len(words):
         raise CacheError("word counts that disagree with their words")
-    definitions = tuple(_definition(fields, lines_of, i) for i in range(count))
     # Interned, a name used in many files is one string, shared with its definition's.
     uses_of = References(tuple(map(sys.intern, names)), counts, lines)
     return FileTags(definitions, uses_of, syntax_error, words)
-
-
-def _definition(fields: list[str], lines: array[int], i: int) -> Definition:
-    """The `i`th definition, its strings shared where they repeat: a name is interned (it
-    recurs across files and keys the symbol tables), a top-level qualified name is the
-    name itself, a kind is one of a dozen — split apart, each was a string of its own
-    for every definition held (docs/benchmarks.md, "Memory")."""
-    name = sys.intern(fields[4 * i])
-    qualified = fields[4 * i + 1]
-    return Definition(
-        name=name,
-        qualified=name if qualified == name else qualified,
-        kind=sys.intern(fields[4 * i + 2]),
-        line=lines[3 * i],
-        start_line=lines[3 * i + 1],
-        end_line=lines[3 * i + 2],
-        signature=fields[4 * i + 3],
-    )
 
 
 Repair = Callable[[Sequence[str]], Mapping[str, CachedFile]]

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Iterable, Mapping
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
+import numpy as np
+import numpy.typing as npt
 from rapidfuzz import fuzz, process
 
 from repomap.tags import Definition, FileTags
@@ -35,6 +38,18 @@ class ReferenceSite(NamedTuple):
 
     path: str
     line: int
+
+
+class _NameTable(NamedTuple):
+    paths: tuple[str, ...]
+    """The files, numbered."""
+    first: npt.NDArray[np.int64]
+    """Per file, the number of its first definition (and one past the last at the end)."""
+    slots: dict[str, int]
+    """Each defined name → its slot."""
+    order: npt.NDArray[np.int32]
+    """Definition numbers grouped by slot: those of slot s are `order[starts[s]:starts[s+1]]`."""
+    starts: npt.NDArray[np.int64]
 
 
 class _Spans(NamedTuple):
@@ -73,7 +88,7 @@ class SymbolIndex:
     def tags(self, path: str) -> FileTags | None:
         return self._tags.get(path)
 
-    def definitions_in(self, path: str) -> tuple[Definition, ...]:
+    def definitions_in(self, path: str) -> Sequence[Definition]:
         tags = self._tags.get(path)
         return tags.definitions if tags else ()
 
@@ -109,7 +124,7 @@ class SymbolIndex:
         return sum(len(tags.references.get(bare, ())) for tags in self._tags.values())
 
     def defining_files(self, name: str) -> set[str]:
-        return {symbol.path for symbol in self._by_name.get(name, ())}
+        return {symbol.path for symbol in self._named(name)}
 
     def find(self, name: str, *, kind: str | None = None) -> Lookup:
         """Definitions of `name`: exact, then qualified, then case-insensitive; else suggestions."""
@@ -118,7 +133,7 @@ class SymbolIndex:
         def keep(symbols: Iterable[Symbol]) -> tuple[Symbol, ...]:
             return tuple(s for s in symbols if kind is None or s.definition.kind == kind)
 
-        exact = keep((*self._by_name.get(name, ()), *self._by_qualified(name)))
+        exact = keep((*self._named(name), *self._by_qualified(name)))
         if exact:
             return Lookup(_unique(exact), MatchKind.EXACT)
         if "." in name:
@@ -145,7 +160,7 @@ class SymbolIndex:
     def _qualified_suffix(self, dotted: str) -> list[Symbol]:
         """`QuerySet.filter` → `…QuerySet.filter`; `django.db.models.query.QuerySet` → by file."""
         last = dotted.rsplit(".", 1)[-1]
-        candidates = self._by_name.get(last, ())
+        candidates = self._named(last)
         suffix = "." + dotted
         found = [s for s in candidates if ("." + s.definition.qualified).endswith(suffix)]
         if found:
@@ -157,14 +172,36 @@ class SymbolIndex:
                 found.append(symbol)
         return found
 
+    def _named(self, name: str) -> list[Symbol]:
+        """The definitions named `name`, by file (in the tags' order) then source order."""
+        names = self._names_table
+        slot = names.slots.get(name)
+        if slot is None:
+            return []
+        found = names.order[names.starts[slot] : names.starts[slot + 1]]
+        files = np.searchsorted(names.first, found, side="right") - 1
+        paths = names.paths
+        return [
+            Symbol(paths[file], self._tags[paths[file]].definitions[number - names.first[file]])
+            for number, file in zip(found.tolist(), files.tolist(), strict=True)
+        ]
+
     @functools.cached_property
-    def _by_name(self) -> dict[str, tuple[Symbol, ...]]:
-        table: dict[str, list[Symbol]] = {}
-        for path, tags in self._tags.items():
-            for definition in tags.definitions:
-                table.setdefault(definition.name, []).append(Symbol(path, definition))
-        # Held as tuples: most names have one definition, and a list kept room for more.
-        return {name: tuple(symbols) for name, symbols in table.items()}
+    def _names_table(self) -> _NameTable:
+        """Every definition numbered (file by file, in order), grouped by name: as numbers,
+        not a `Symbol` per definition, which held ~100 bytes each while a lookup reads a
+        handful (docs/benchmarks.md, "Memory")."""
+        paths = tuple(self._tags)
+        slots: dict[str, int] = {}
+        slot_of, first = array("i"), array("q", [0])
+        for path in paths:
+            definitions = self._tags[path].definitions
+            slot_of.extend(slots.setdefault(d.name, len(slots)) for d in definitions)
+            first.append(first[-1] + len(definitions))
+        of = np.frombuffer(slot_of, dtype=np.int32) if slot_of else np.zeros(0, np.int32)
+        order = np.argsort(of, kind="stable").astype(np.int32)  # by name, then as numbered
+        starts = np.concatenate(([0], np.cumsum(np.bincount(of, minlength=len(slots)))))
+        return _NameTable(paths, np.frombuffer(first, dtype=np.int64), slots, order, starts)
 
     def _by_qualified(self, qualified: str) -> list[Symbol]:
         """Definitions whose qualified name (not their bare one) is `qualified`. No table:
@@ -174,7 +211,7 @@ class SymbolIndex:
         for dot in (i for i, char in enumerate(qualified) if char == "."):
             found.extend(
                 symbol
-                for symbol in self._by_name.get(qualified[dot + 1 :], ())
+                for symbol in self._named(qualified[dot + 1 :])
                 if symbol.definition.qualified == qualified
             )
         return found
@@ -182,7 +219,7 @@ class SymbolIndex:
     def _folded(self, lowered: str) -> list[Symbol]:
         """Definitions whose name, then whose qualified name, is `lowered` ignoring case."""
         names, qualifieds = self._case_variants.get(lowered, ((lowered,), (lowered,)))
-        found = [symbol for name in names for symbol in self._by_name.get(name, ())]
+        found = [symbol for name in names for symbol in self._named(name)]
         return found + [symbol for q in qualifieds for symbol in self._by_qualified(q)]
 
     @functools.cached_property
@@ -192,10 +229,10 @@ class SymbolIndex:
         name is found by the key, so most names take no entry (a table of every
         folded name's definitions held 12 MB for 60,000 definitions)."""
         names: dict[str, list[str]] = {}
-        for name in self._by_name:
+        for name in self._names_table.slots:
             names.setdefault(name.lower(), []).append(name)
         qualifieds: dict[str, list[str]] = {}
-        for symbols in self._by_name.values():
+        for symbols in map(self._named, self._names_table.slots):
             for symbol in symbols:
                 qualified = symbol.definition.qualified
                 if qualified != symbol.definition.name:
@@ -211,7 +248,7 @@ class SymbolIndex:
 
     @functools.cached_property
     def _names(self) -> list[str]:
-        return sorted(self._by_name)
+        return sorted(self._names_table.slots)
 
 
 def _unique(symbols: tuple[Symbol, ...]) -> tuple[Symbol, ...]:

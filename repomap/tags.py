@@ -14,9 +14,10 @@ Pure: bytes and a language in, `FileTags` out. The capture convention of the
 
 from __future__ import annotations
 
+import sys
 from array import array
-from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, NamedTuple, overload
 
 from tree_sitter import Node, QueryCursor
 
@@ -29,6 +30,10 @@ TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object
 
 HIDDEN_KINDS = frozenset({"impl"})
 """Kinds that qualify names but are not definitions in their own right."""
+
+
+_SEP = "\0"
+"""Separates packed fields: never in a tag (`_text` replaces NUL in source text)."""
 
 
 class Definition(NamedTuple):
@@ -48,6 +53,99 @@ class Definition(NamedTuple):
     """Last line of the definition."""
     signature: str
     """The signature line's text, stripped and cut to MAX_SIGNATURE_CHARS."""
+
+
+class Definitions(Sequence[Definition]):
+    """A file's definitions, in source order, kept packed: every field as one string
+    (name, qualified name, kind, signature of each, NUL-separated — the cache's own
+    form) and the lines as a uint32 array; a `Definition` is made when asked for.
+
+    Held as objects, a definition took ~270 bytes more than packed (a tuple, three int
+    objects, its strings): 60 MB for the 227,000 definitions of a 20,000-file tree, for
+    as long as the tags lived, while most maps, lookups and rankings read a few hundred
+    of them (docs/benchmarks.md, "Memory")."""
+
+    __slots__ = ("_count", "_lines", "_starts", "_texts")
+
+    def __init__(self, texts: str, lines: bytes | array[int], count: int) -> None:
+        self._texts = texts
+        self._lines = array("I", lines)
+        self._count = count
+        self._starts: array[int] | None = None  # where each definition's fields begin
+
+    @classmethod
+    def of(cls, definitions: Sequence[Definition]) -> Definitions:
+        texts = _SEP.join(f"{d.name}{_SEP}{d.qualified}{_SEP}{d.kind}{_SEP}{d.signature}"
+                          for d in definitions)  # fmt: skip
+        lines = array("I", (n for d in definitions for n in (d.line, d.start_line, d.end_line)))
+        return cls(texts, lines, len(definitions))
+
+    def packed(self) -> tuple[str, bytes]:
+        return self._texts, self._lines.tobytes()
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, i: int) -> Definition: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Definition, ...]: ...
+    def __getitem__(self, i: int | slice) -> Definition | tuple[Definition, ...]:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(self._count)))
+        if not -self._count <= i < self._count:
+            raise IndexError("definition index out of range")
+        i %= self._count
+        if self._starts is None:
+            self._starts = _field_starts(self._texts, self._count)
+        end = self._starts[i + 1] - 1 if i + 1 < self._count else len(self._texts)
+        return self._make(self._texts[self._starts[i] : end].split(_SEP), i)
+
+    def __iter__(self) -> Iterator[Definition]:
+        if not self._count:
+            return
+        fields = self._texts.split(_SEP)
+        for i in range(self._count):
+            yield self._make(fields[4 * i : 4 * i + 4], i)
+
+    def _make(self, fields: list[str], i: int) -> Definition:
+        # Interned, a name is one string across files (it keys the symbol tables).
+        name, qualified, kind, signature = fields
+        name = sys.intern(name)
+        return Definition(
+            name=name,
+            qualified=name if qualified == name else qualified,
+            kind=sys.intern(kind),
+            line=self._lines[3 * i],
+            start_line=self._lines[3 * i + 1],
+            end_line=self._lines[3 * i + 2],
+            signature=signature,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Definitions):
+            return self.packed() == other.packed()
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(self.packed())
+
+    def __repr__(self) -> str:
+        return f"Definitions({list(self)!r})"
+
+    def __reduce__(self) -> tuple[type[Definitions], tuple[str, bytes, int]]:
+        return (Definitions, (self._texts, self._lines.tobytes(), self._count))
+
+
+def _field_starts(texts: str, count: int) -> array[int]:
+    """Where each of `count` definitions' four fields begin in `texts`."""
+    starts = array("I", [0])
+    at = 0
+    for _ in range(count - 1):
+        for _ in range(4):
+            at = texts.index(_SEP, at) + 1
+        starts.append(at)
+    return starts
 
 
 class References(Mapping[str, tuple[int, ...]]):
@@ -159,14 +257,13 @@ class Words(Mapping[str, int]):
         return (Words, self.packed())
 
 
-_SEP = "\0"  # cannot occur in a term: terms are letters, digits and `_`
 _NO_WORDS = Words("", b"")
 
 
 class FileTags(NamedTuple):
     """What one file defines and uses."""
 
-    definitions: tuple[Definition, ...]
+    definitions: Definitions
     """In source order."""
     references: References
     """Identifier → the lines it is used on."""
@@ -208,7 +305,7 @@ def extract_tags(source: bytes, language: str) -> FileTags:
             raws.append(raw)
     refs = {name: lines for raw_name, lines in uses.items() if (name := _text(raw_name))}
     return FileTags(
-        definitions=_qualify(raws, source),
+        definitions=Definitions.of(_qualify(raws, source)),
         references=References.from_lines(refs),
         syntax_error=tree.root_node.has_error,
         words=Words.from_counts(count_terms(_text(source))),

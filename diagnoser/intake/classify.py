@@ -48,13 +48,9 @@ from diagnoser.intake.cues import (
 )
 from diagnoser.intake.report import Classification, Kind, Source, Trace
 
-TRACE_WEIGHT = 5.0
-"""A parsed stack trace all but settles it: crash."""
 PHRASE_WEIGHT = 1.5
 RATING_WEIGHT = 1.2
 QUESTION_WEIGHT = 1.0
-EXCEPTION_WEIGHT = 3.0
-"""An exception's name in the text (`IndexError: …` without a whole trace): a crash."""
 MIN_WORDS_FOR_SIGNAL = 3
 """Shorter texts with no other signal are noise ("ok", "👍", "test")."""
 BINARY_FRACTION = 0.3

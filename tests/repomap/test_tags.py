@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from repomap.languages import LANGUAGES, language_for, query_files, query_for
-from repomap.tags import FileTags, References, Words, extract_tags
+from repomap.tags import Definition, Definitions, FileTags, References, Words, extract_tags
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "languages"
 QUERIES = Path(__file__).resolve().parents[2] / "repomap" / "queries"
@@ -456,3 +456,34 @@ def test_packed_words_answer_as_the_counts_they_pack(found: dict[str, int]) -> N
     words = Words.from_counts(found)
     assert dict(words.counts()) == found and dict(words) == found and len(words) == len(found)
     assert pickle.loads(pickle.dumps(words)) == words
+
+
+_DEFINITION = st.builds(
+    Definition,
+    name=st.sampled_from(["save", "Note", "é", "get_x"]),
+    qualified=st.sampled_from(["save", "Note.save", "a.b.c", ""]),
+    kind=st.sampled_from(["function", "method", "class"]),
+    line=st.integers(1, 100_000),
+    start_line=st.integers(1, 100_000),
+    end_line=st.integers(1, 100_000),
+    signature=st.text(alphabet=st.characters(blacklist_characters="\0"), max_size=30),
+)
+
+
+@given(st.lists(_DEFINITION, max_size=6))
+def test_packed_definitions_answer_as_the_tuple_they_pack(found: list[Definition]) -> None:
+    definitions = Definitions.of(found)
+    assert len(definitions) == len(found) and list(definitions) == found
+    assert [definitions[i] for i in range(len(found))] == found  # one at a time, any order
+    assert [definitions[-i - 1] for i in range(len(found))] == found[::-1]
+    assert definitions[1:3] == tuple(found[1:3]) and definitions == tuple(found)
+    assert pickle.loads(pickle.dumps(definitions)) == definitions
+    with pytest.raises(IndexError):
+        definitions[len(found)]
+
+
+def test_a_definition_shares_its_name_with_every_other_of_that_name() -> None:
+    """Made on demand, a definition's name is still one string across files."""
+    one = extract_tags(b"def handle_request_now():\n    pass\n", "python").definitions[0]
+    two = extract_tags(b"def handle_request_now(x):\n    pass\n", "python").definitions[0]
+    assert one.name is two.name and one.qualified is one.name
