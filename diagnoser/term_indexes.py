@@ -12,7 +12,11 @@ import weakref
 
 from diagnoser.file_roles import is_test
 from repomap import Repository
-from repomap.terms import Document, TermIndex, file_terms, text_terms
+from repomap.terms import RECIPE, Document, TermIndex, file_terms, text_terms
+
+CACHE_FILES: dict[Document, str] = {file_terms: "terms.bin", text_terms: "text.bin"}
+"""Where each index is kept in the repository's cache directory (`Repository.derived`):
+a warm start reads it instead of building it."""
 
 _TERM_INDEXES: weakref.WeakKeyDictionary[Repository, TermIndex] = weakref.WeakKeyDictionary()
 _TEXT_INDEXES: weakref.WeakKeyDictionary[Repository, TermIndex] = weakref.WeakKeyDictionary()
@@ -37,8 +41,22 @@ def _built(
 ) -> TermIndex:
     found = indexes.get(repository)
     if found is None:
-        found = TermIndex.build(
-            repository.tags, keep=lambda path: not is_test(path), document=document
+        kept = tuple(path for path in repository.tags if not is_test(path))
+
+        def read(payload: object) -> TermIndex | None:
+            if type(payload) is dict and payload.get("recipe") != RECIPE:
+                return None  # made by other code: built again
+            index = TermIndex.from_payload(payload)
+            # Which files are tests is our rule, not the repository's, and it may change.
+            return index if index.paths == kept else None
+
+        found = repository.derived(
+            CACHE_FILES[document],
+            lambda: TermIndex.build(
+                repository.tags, keep=lambda p: not is_test(p), document=document
+            ),
+            encode=TermIndex.to_payload,
+            decode=read,
         )
         indexes[repository] = found
     return found

@@ -11,13 +11,15 @@ import contextlib
 import dataclasses
 import functools
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 
 from repomap import allocator, cache
 from repomap.build import BuildResult, BuildStats, Progress, build
+from repomap.cachefile import CacheError
 from repomap.constants import DEFAULT_MAP_TOKENS
 from repomap.deny import DenyList
 from repomap.files import Skipped
@@ -27,6 +29,8 @@ from repomap.index import SymbolIndex
 from repomap.rank import Ranking, rank
 from repomap.render import render_map
 from repomap.tags import FileTags
+
+T = TypeVar("T")
 
 NO_FILES_MESSAGE = "no supported source files found (languages: see `python -m repomap --help`)"
 
@@ -71,22 +75,48 @@ class Repository:
     def graph(self) -> ReferenceGraph:
         """The reference graph: from the cache when it was saved for these very tags.
         A cached graph that is damaged or does not fit the tags is rebuilt, with a warning."""
+        return self.derived(
+            cache.GRAPH_FILE,
+            lambda: build_graph(self.tags),
+            encode=ReferenceGraph.to_payload,
+            decode=lambda payload: _fitting(ReferenceGraph.from_payload(payload), self.tags),
+        )
+
+    def derived(
+        self,
+        name: str,
+        build: Callable[[], T],
+        *,
+        encode: Callable[[T], object],
+        decode: Callable[[Any], T | None],
+    ) -> T:
+        """A value derived from these tags alone, kept in the cache directory as `name`:
+        read back (`decode`) when it was saved for these very tags, else built and saved
+        (`encode`). `decode` returns None for a payload made another way (by other code:
+        rebuilt, silently) and raises ValueError for one it cannot trust (rebuilt, with a
+        warning); a file that cannot be written only means it is built again next time.
+        Not cached in memory: that is the caller's choice."""
         if self._content_key is None:
-            return build_graph(self.tags)
+            return build()
         directory = Path(self.stats.cache_dir)
+        found: T | None = None
         try:
-            cached = _cached_graph(directory, self._content_key, self.tags)
-        except ValueError as exc:  # CacheError included
+            payload = cache.load_blob(directory, name, key=self._content_key)
+            if payload is not None:
+                try:
+                    found = decode(payload)
+                except CacheError:
+                    raise
+                except ValueError as exc:
+                    raise CacheError(f"{name} was corrupt ({exc})") from exc
+        except CacheError as exc:
             self.warnings.append(Skipped(str(directory), f"{exc}; rebuilt"))
-            cached = None
-        if cached is None:
-            cached = build_graph(self.tags)
+        if found is None:
+            found = build()
             with contextlib.suppress(OSError):  # unsaved only means rebuilt next time
-                cache.save_blob(
-                    directory, cache.GRAPH_FILE, cached.to_payload(), key=self._content_key
-                )
-        allocator.release()  # the graph file's bytes or the build's lists
-        return cached
+                cache.save_blob(directory, name, encode(found), key=self._content_key)
+        allocator.release()  # the file's bytes or the build's temporaries
+        return found
 
     def rank(self, focus: Sequence[str] = (), *, limit: int | None = None) -> Ranking:
         return rank(self.graph, self.tags, self.focus(focus), limit=limit)
@@ -101,16 +131,9 @@ class Repository:
         return render_map(ranking, self.tags, tokens=tokens, warnings=warnings)
 
 
-def _cached_graph(directory: Path, key: int, tags: Mapping[str, FileTags]) -> ReferenceGraph | None:
-    """The graph saved for `key`, or None; ValueError when it is damaged or does not fit
-    `tags` (a key is only a checksum of paths and content hashes: it can be forged)."""
-    payload = cache.load_blob(directory, cache.GRAPH_FILE, key=key)
-    if payload is None:
-        return None
-    try:
-        graph = ReferenceGraph.from_payload(payload)
-    except ValueError as exc:
-        raise ValueError(f"{cache.GRAPH_FILE} was corrupt ({exc})") from exc
+def _fitting(graph: ReferenceGraph, tags: Mapping[str, FileTags]) -> ReferenceGraph:
+    """`graph` if it fits `tags`; CacheError otherwise (a key is only a checksum of paths
+    and content hashes: it can be forged)."""
     paths = tuple(sorted(tags))
     counts = (
         tags.definition_counts(paths)
@@ -119,5 +142,5 @@ def _cached_graph(directory: Path, key: int, tags: Mapping[str, FileTags]) -> Re
     )
     # Ranking looks definitions up by position in their file: the counts must agree.
     if graph.paths != paths or np.bincount(graph.def_file, minlength=len(paths)).tolist() != counts:
-        raise ValueError(f"{cache.GRAPH_FILE} does not fit the tags it was saved for")
+        raise CacheError(f"{cache.GRAPH_FILE} does not fit the tags it was saved for")
     return dataclasses.replace(graph, paths=paths)  # the tags' own path strings, not a copy

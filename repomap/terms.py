@@ -19,6 +19,7 @@ import math
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -32,6 +33,9 @@ DEFINITION_WEIGHT = 2
 """A definition's name counts this many times; a use counts once."""
 PATH_WEIGHT = 3
 """A word of the file's path counts this many times."""
+RECIPE = f"bm25 v1, definitions x{DEFINITION_WEIGHT}, path x{PATH_WEIGHT}"
+"""Names how a cached index was made: one made another way is rebuilt. Change the
+version when a document changes in a way these numbers do not say."""
 
 
 @functools.lru_cache(maxsize=65536)
@@ -112,6 +116,61 @@ class TermIndex:
 
     def __len__(self) -> int:
         return len(self._paths)
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """The indexed files, in the order they were given."""
+        return tuple(self._paths)
+
+    def to_payload(self) -> dict[str, object]:
+        """Plain values for the cache (`marshal`), arrays as raw bytes: a warm start reads
+        the index instead of building it (seconds on a large tree, and its peak memory)."""
+        return {
+            "recipe": RECIPE, "paths": tuple(self._paths), "terms": tuple(self._vocabulary),
+            "files": self._files.tobytes(), "counts": self._counts.tobytes(),
+            "starts": self._starts.astype(np.int64).tobytes(), "norms": self._norms.tobytes(),
+        }  # fmt: skip
+
+    @classmethod
+    def from_payload(cls, payload: Any) -> TermIndex:
+        """The inverse of `to_payload`; ValueError for anything it cannot have made (the
+        cache is checked, not trusted: `repomap/cache.py`)."""
+        try:
+            paths, vocabulary = payload["paths"], payload["terms"]
+            files = np.frombuffer(payload["files"], np.int32)
+            counts = np.frombuffer(payload["counts"], np.int32)
+            starts = np.frombuffer(payload["starts"], np.int64)
+            norms = np.frombuffer(payload["norms"], np.float64)
+            recipe = payload["recipe"]
+        except Exception as exc:  # whatever shape marshal produced
+            raise ValueError(f"an index of the wrong shape ({type(exc).__name__})") from exc
+        if recipe != RECIPE:
+            raise ValueError("an index made another way")
+        if not (
+            type(paths) is tuple
+            and type(vocabulary) is tuple
+            and all(type(p) is str for p in paths)
+            and all(type(t) is str for t in vocabulary)
+        ):
+            raise ValueError("names that are not text")
+        if not (
+            len(starts) == len(vocabulary) + 1
+            and len(files) == len(counts) == (int(starts[-1]) if len(starts) else -1)
+            and int(starts[0]) == 0
+            and bool(np.all(np.diff(starts) >= 0))
+            and len(norms) == len(paths)
+            and bool(np.all(np.isfinite(norms) & (norms > 0)))
+            and (not len(files) or (int(files.min()) >= 0 and int(files.max()) < len(paths)))
+            and (not len(counts) or int(counts.min()) > 0)
+        ):
+            raise ValueError("an inconsistent index")
+        index = cls.__new__(cls)
+        index._vocabulary = {term: number for number, term in enumerate(vocabulary)}
+        if len(index._vocabulary) != len(vocabulary):
+            raise ValueError("a term listed twice")
+        index._paths = list(paths)
+        index._files, index._counts, index._starts, index._norms = files, counts, starts, norms
+        return index
 
     def _postings(self, term: str) -> slice:
         number = self._vocabulary.get(term)

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from diagnoser import term_indexes
 from diagnoser.term_indexes import term_index, text_index
 from diagnoser.workspace import Workspace
+from repomap import cachefile
+from repomap.terms import TermIndex
 from repomap.words import terms
 from tests.conftest import MakeRepo
 
@@ -30,3 +35,52 @@ def test_what_a_file_says_is_indexed_comments_too(make_repo: MakeRepo, home: Pat
     assert set(text_index(repository).scores(terms("refund rounding"))) == {"app/notes.py"}
     assert term_index(repository).scores(terms("refund rounding")) == {}
     assert text_index(repository) is text_index(repository)
+
+
+def test_a_warm_repository_reads_its_indexes_instead_of_building_them(
+    make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_repo(FILES)
+    cold = Workspace(root, home=home).repository
+    expected = (term_index(cold).scores(["cart"]), text_index(cold).scores(["refund"]))
+    built: list[str] = []
+    real_build = TermIndex.build
+    monkeypatch.setattr(
+        TermIndex, "build", lambda *a, **k: built.append("built") or real_build(*a, **k)
+    )
+    warm = Workspace(root, home=home).repository
+    assert (term_index(warm).scores(["cart"]), text_index(warm).scores(["refund"])) == expected
+    assert built == []
+    cache_dir = Path(warm.stats.cache_dir)
+    assert {"terms.bin", "text.bin"} <= {p.name for p in cache_dir.iterdir()}
+
+
+def test_an_index_of_other_files_is_rebuilt(
+    make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Which files are tests is our rule, not the repository's: when it changes, an index
+    saved under the old rule is not used."""
+    root = make_repo(FILES)
+    term_index(Workspace(root, home=home).repository)
+    monkeypatch.setattr(term_indexes, "is_test", lambda path: False)
+    repository = Workspace(root, home=home).repository
+    assert set(term_index(repository).scores(terms("cart_total"))) == {
+        "app/cart.py",
+        "tests/test_cart.py",
+    }
+    assert repository.warnings == []  # not damage: an index made for another rule
+
+
+def test_an_index_made_another_way_is_rebuilt_and_a_damaged_one_said(
+    make_repo: MakeRepo, home: Path
+) -> None:
+    root = make_repo(FILES)
+    repository = Workspace(root, home=home).repository
+    expected = term_index(repository).scores(["cart"])
+    saved = Path(repository.stats.cache_dir) / "terms.bin"
+    key, payload = cachefile.read(saved) or (0, {})
+    for change, warned in (({"recipe": "bm25 v0"}, False), ({"terms": 7}, True)):
+        cachefile.write(saved, {**payload, **change}, key=key)
+        again = Workspace(root, home=home).repository
+        assert term_index(again).scores(["cart"]) == expected
+        assert any("terms.bin was corrupt" in w.reason for w in again.warnings) is warned

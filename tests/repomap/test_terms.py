@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import marshal
 import math
+from array import array
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -138,3 +141,47 @@ def test_an_index_built_keeps_no_cache_of_name_terms(make_repo: MakeRepo, home: 
     root = make_repo({"a.py": "def load_notes():\n    return save_notes()\n"})
     TermIndex.build(build(root, home=home).tags)
     assert terms_module._name_terms.cache_info().currsize == 0
+
+
+@given(
+    st.dictionaries(
+        st.text("abc/", min_size=1, max_size=6),
+        st.dictionaries(TERM, st.integers(1, 50)).map(Counter),
+        max_size=8,
+    ),
+    st.lists(st.sampled_from(["query", "cart", "price", "zebra", "x1", "set"]), max_size=6),
+)
+def test_an_index_read_back_from_its_payload_scores_exactly_as_built(
+    documents: dict[str, Counter[str]], query: list[str]
+) -> None:
+    built = TermIndex(documents.items())
+    read = TermIndex.from_payload(marshal.loads(marshal.dumps(built.to_payload())))
+    assert read.scores(query) == built.scores(query) and list(read.scores(query)) == list(
+        built.scores(query)
+    )
+    assert read.paths == built.paths and all(read.idf(t) == built.idf(t) for t in query)
+
+
+def _payload(**change: object) -> dict[str, object]:
+    documents = {"a.py": Counter({"cart": 2, "total": 1}), "b.py": Counter({"cart": 1})}
+    return {**TermIndex(documents.items()).to_payload(), **change}
+
+
+@pytest.mark.parametrize(
+    ("change", "expect"),
+    [
+        ({"recipe": "bm25 v0"}, "made another way"),
+        ({"paths": ("a.py", 7)}, "not text"),
+        ({"terms": ("cart", "cart")}, "listed twice"),
+        ({"files": array("i", [0, 5, 0]).tobytes()}, "inconsistent"),
+        ({"counts": array("i", [1, 1]).tobytes()}, "inconsistent"),
+        ({"norms": array("d", [1.0, float("nan")]).tobytes()}, "inconsistent"),
+        ({"starts": array("q", [0, 3, 2]).tobytes()}, "inconsistent"),
+        ({"files": b"\x01"}, "wrong shape"),
+    ],
+)
+def test_a_payload_it_cannot_have_made_is_refused(change: dict[str, object], expect: str) -> None:
+    with pytest.raises(ValueError, match=expect):
+        TermIndex.from_payload(_payload(**change))
+    with pytest.raises(ValueError, match="wrong shape"):
+        TermIndex.from_payload([1, 2])
