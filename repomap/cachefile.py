@@ -125,10 +125,10 @@ def _is_layout(layout: Any, tail_length: int) -> bool:
     )
 
 
-def _read_exactly(fd: int, size: int) -> bytes:
-    part = bytearray(size)
+def _read_exactly(fd: int, size: int) -> bytearray:
+    part = bytearray(size)  # marshal and zlib read it as it is: no copy into `bytes`
     _read_into(fd, part)
-    return bytes(part)
+    return part
 
 
 def _read_into(fd: int, buffer: bytearray) -> None:

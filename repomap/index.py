@@ -232,13 +232,18 @@ class SymbolIndex:
         for name in self._names_table.slots:
             names.setdefault(name.lower(), []).append(name)
         qualifieds: dict[str, list[str]] = {}
-        for symbols in map(self._named, self._names_table.slots):
-            for symbol in symbols:
-                qualified = symbol.definition.qualified
-                if qualified != symbol.definition.name:
-                    variants = qualifieds.setdefault(qualified.lower(), [])
-                    if qualified not in variants:
-                        variants.append(qualified)
+        # File by file (one pass that keeps nothing per file), then by name in the order
+        # first defined: the order the lookups return their variants in.
+        by_name: dict[str, list[str]] = {}
+        for tags in self._tags.values():
+            for definition in tags.definitions:
+                if definition.qualified != definition.name:
+                    by_name.setdefault(definition.name, []).append(definition.qualified)
+        for qualified in (q for name in self._names_table.slots for q in by_name.get(name, ())):
+            variants = qualifieds.setdefault(qualified.lower(), [])
+            if qualified not in variants:
+                variants.append(qualified)
+        del by_name
         table: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         for lowered in names.keys() | qualifieds.keys():
             found = (tuple(names.get(lowered, ())), tuple(qualifieds.get(lowered, ())))
