@@ -55,11 +55,14 @@ class _Containers:
     def __init__(self, tags: Mapping[str, FileTags]) -> None:
         self._tags = tags
         self._memo: dict[tuple[str, Definition], tuple[Definition, ...]] = {}
+        self._files: dict[str, tuple[Definition, ...]] = {}  # made once per render
 
     def of(self, path: str, inner: Definition) -> tuple[Definition, ...]:
         key = (path, inner)
         if key not in self._memo:
-            every = self._tags[path].definitions
+            every = self._files.get(path)
+            if every is None:
+                every = self._files[path] = tuple(self._tags[path].definitions)
             self._memo[key] = tuple(d for d in every if d != inner and _contains(d, inner))
         return self._memo[key]
 
