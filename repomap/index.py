@@ -180,10 +180,10 @@ class SymbolIndex:
             return []
         found = names.order[names.starts[slot] : names.starts[slot + 1]]
         files = np.searchsorted(names.first, found, side="right") - 1
-        paths = names.paths
+        paths, firsts = names.paths, names.first[files].tolist()
         return [
-            Symbol(paths[file], self._tags[paths[file]].definitions[number - names.first[file]])
-            for number, file in zip(found.tolist(), files.tolist(), strict=True)
+            Symbol(paths[file], self._tags[paths[file]].definitions[number - first])
+            for number, file, first in zip(found.tolist(), files.tolist(), firsts, strict=True)
         ]
 
     @functools.cached_property

@@ -127,8 +127,8 @@ class Definitions(Sequence[Definition]):
             return self.packed() == other.packed()
         return isinstance(other, Sequence) and tuple(self) == tuple(other)
 
-    def __hash__(self) -> int:
-        return hash(self.packed())
+    def __hash__(self) -> int:  # equal to the tuple it packs, so hashed as that tuple is
+        return hash(tuple(self))
 
     def __repr__(self) -> str:
         return f"Definitions({list(self)!r})"

@@ -487,3 +487,8 @@ def test_a_definition_shares_its_name_with_every_other_of_that_name() -> None:
     one = extract_tags(b"def handle_request_now():\n    pass\n", "python").definitions[0]
     two = extract_tags(b"def handle_request_now(x):\n    pass\n", "python").definitions[0]
     assert one.name is two.name and one.qualified is one.name
+
+
+def test_packed_definitions_hash_as_the_tuple_they_equal() -> None:
+    found = extract_tags(b"class A:\n    def f(self):\n        pass\n", "python").definitions
+    assert found == tuple(found) and hash(found) == hash(tuple(found))

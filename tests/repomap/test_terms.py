@@ -98,16 +98,15 @@ def _dict_bm25(documents: dict[str, Counter[str]], query: list[str]) -> dict[str
 
 
 TERM = st.sampled_from(["query", "set", "select_related", "cart", "total", "price", "x1"])
-
-
-@given(
-    st.dictionaries(
-        st.text("abc/", min_size=1, max_size=6),
-        st.dictionaries(TERM, st.integers(1, 50)).map(Counter),
-        max_size=8,
-    ),
-    st.lists(st.sampled_from(["query", "cart", "price", "zebra", "x1", "set"]), max_size=6),
+DOCUMENTS = st.dictionaries(
+    st.text("abc/", min_size=1, max_size=6),
+    st.dictionaries(TERM, st.integers(1, 50)).map(Counter),
+    max_size=8,
 )
+QUERY = st.lists(st.sampled_from(["query", "cart", "price", "zebra", "x1", "set"]), max_size=6)
+
+
+@given(DOCUMENTS, QUERY)
 def test_the_compact_index_scores_exactly_as_the_dict_one(
     documents: dict[str, Counter[str]], query: list[str]
 ) -> None:
@@ -143,14 +142,7 @@ def test_an_index_built_keeps_no_cache_of_name_terms(make_repo: MakeRepo, home: 
     assert terms_module._name_terms.cache_info().currsize == 0
 
 
-@given(
-    st.dictionaries(
-        st.text("abc/", min_size=1, max_size=6),
-        st.dictionaries(TERM, st.integers(1, 50)).map(Counter),
-        max_size=8,
-    ),
-    st.lists(st.sampled_from(["query", "cart", "price", "zebra", "x1", "set"]), max_size=6),
-)
+@given(DOCUMENTS, QUERY)
 def test_an_index_read_back_from_its_payload_scores_exactly_as_built(
     documents: dict[str, Counter[str]], query: list[str]
 ) -> None:
