@@ -4,7 +4,9 @@
     diff OUT_BEFORE OUT_AFTER    # identical files: every case ranks every place the same
 
 The ranking only (`diagnoser.candidates.rank_candidates`, limit 10, no model), each
-report built as `bench/localize_lopo.py` builds it; cases whose release is not under
+report built as `bench/localize_lopo.py` builds it; with `--map`, also the repo map's
+PageRank for the report's focus (`Repository.rank(map_focus(report))`: the best 50 files
+and 100 definitions, scores as `repr` so a changed bit shows); cases whose release is not under
 SRC/src/ are skipped (said on stderr). Each line: the case id and its ranked places
 (path, line, symbol, source, score). Run it from another commit's checkout with
 PYTHONPATH pointing there to get the "before".
@@ -18,11 +20,14 @@ import sys
 from pathlib import Path
 
 from diagnoser import candidates
-from diagnoser.intake import ReportIn
+from diagnoser.agent import map_focus
+from diagnoser.intake import Report, ReportIn
 from diagnoser.intake.intake import build_report
 from diagnoser.workspace import Workspace
 
 LIMIT = 10
+MAP_FILES = 50
+MAP_DEFINITIONS = 100
 
 
 def main() -> None:
@@ -34,6 +39,7 @@ def main() -> None:
     )
     cli.add_argument("--src", type=Path, default=Path("bench/.cache/devbench"))
     cli.add_argument("--home", type=Path, required=True)
+    cli.add_argument("--map", action="store_true", help="dump the repo map's PageRank too")
     args = cli.parse_args()
     cases = [json.loads(line) for line in args.cases.read_text().splitlines() if line.strip()]
     by_root: dict[str, list[dict[str, object]]] = {}
@@ -55,7 +61,21 @@ def main() -> None:
             )
             ranked = candidates.rank_candidates(report, workspace, limit=LIMIT)
             places = [[c.path, c.line, c.symbol, c.source.value, c.score] for c in ranked]
-            print(json.dumps({"id": case["id"], "places": places}), flush=True)
+            line: dict[str, object] = {"id": case["id"], "places": places}
+            if args.map:
+                line["pagerank"] = _pagerank(workspace, report)
+            print(json.dumps(line), flush=True)
+
+
+def _pagerank(workspace: Workspace, report: Report) -> dict[str, object]:
+    ranking = workspace.repository.rank(map_focus(report), limit=MAP_DEFINITIONS)
+    return {
+        "files": [[path, repr(score)] for path, score in ranking.files[:MAP_FILES]],
+        "definitions": [
+            [d.path, d.definition.line, d.definition.qualified, repr(d.score)]
+            for d in ranking.definitions
+        ],
+    }
 
 
 if __name__ == "__main__":

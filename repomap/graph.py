@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,15 +57,20 @@ class ReferenceGraph:
     def_line: Index
     """and its signature line."""
     edge_src: Index
-    """Referencing file of each edge (the first half; the second half are the same edges
-    reversed, defining file → referencing file, at REVERSE_EDGE_WEIGHT). An edge's target
-    is its pair's (`pair_dst[edge_pair]`): ranking never needs it per edge, so it is not
-    kept (40 MB on a 20,000-file tree)."""
-    edge_ident: Index
-    edge_weight: FloatArray
-    """Static weight: identifier quality × sqrt(number of uses), × COPY_EDGE_WEIGHT into a
-    copy of code (`repomap.copies`: a single header defining every name would otherwise
-    collect the rank of all of them)."""
+    """Source file of each edge. The first half are uses, referencing file → defining
+    file; edge `uses + i` is use `i` reversed, defining file → referencing file, at
+    REVERSE_EDGE_WEIGHT — so a use's target is `edge_src[uses + i]`. (An edge's target is
+    also its pair's, `pair_dst[edge_pair]`: no per-edge target is kept.)"""
+    use_ident: Index
+    """The identifier of each use (both its edges'),"""
+    use_weight: FloatArray
+    """and its static weight: identifier quality × sqrt(number of uses). Kept per use, not
+    per edge, with `file_weight` apart: the two halves would repeat it (an edge is 24
+    bytes, not 36: 66 MB on a 20,000-file tree); `weights` makes each edge's."""
+    file_weight: FloatArray
+    """Per file: COPY_EDGE_WEIGHT for a copy of code (`repomap.copies`: a single header
+    defining every name would otherwise collect the rank of all of them), else 1; an
+    edge's weight is its use's × its target's."""
     edge_pair: Index
     """Each edge's (source file, target file) pair, an index into `pair_src`/`pair_dst`:"""
     pair_src: Index
@@ -79,6 +84,29 @@ class ReferenceGraph:
     @property
     def size(self) -> int:
         return len(self.paths)
+
+    @property
+    def uses(self) -> int:
+        """How many uses, half the edges."""
+        return len(self.use_ident)
+
+    def chunks(self, size: int) -> Iterator[slice]:
+        """The edges in slices of at most `size`, none across the two halves."""
+        for start, stop in ((0, self.uses), (self.uses, len(self.edge_src))):
+            yield from (slice(at, min(at + size, stop)) for at in range(start, stop, size))
+
+    def weights(self, part: slice) -> FloatArray:
+        """The static weight of each edge of `part` (one of `chunks`), a new array."""
+        uses, half = _in_uses(part, self.uses), self.uses
+        if part.start < half:  # use → its definer, into the target of its reversed edge
+            targets = self.edge_src[uses.start + half : uses.stop + half]
+            return self.use_weight[uses] * self.file_weight[targets]
+        reverse = self.use_weight[uses] * REVERSE_EDGE_WEIGHT
+        return reverse * self.file_weight[self.edge_src[uses]]  # into the use's file
+
+    def identifiers(self, part: slice) -> Index:
+        """The identifier of each edge of `part` (one of `chunks`)."""
+        return self.use_ident[_in_uses(part, self.uses)]
 
     def definers(self, ident_ids: IntArray) -> Index:
         """Files defining any of the given identifiers."""
@@ -131,11 +159,13 @@ class ReferenceGraph:
 def _inconsistency(graph: ReferenceGraph, *, identifiers: int) -> str:
     """What is wrong with a graph read from outside, or "" — every index that ranking
     follows must land inside the array it indexes."""
-    defs, edges, pairs = len(graph.def_file), len(graph.edge_src), len(graph.pair_src)
+    defs, uses, pairs = len(graph.def_file), graph.uses, len(graph.pair_src)
+    edges = 2 * uses  # each use and its reverse
     lengths = {
         **{name: defs for name in ("def_index", "def_ident", "def_line", "def_flow")},
-        **{name: edges for name in ("edge_ident", "edge_weight", "edge_pair")},
-        "edge_flow": edges,
+        **{name: edges for name in ("edge_src", "edge_pair", "edge_flow")},
+        "use_weight": uses,
+        "file_weight": graph.size,
         "pair_dst": pairs,
     }
     for name, length in lengths.items():
@@ -147,7 +177,7 @@ def _inconsistency(graph: ReferenceGraph, *, identifiers: int) -> str:
     bounds = {
         "def_file": (0, graph.size), "def_ident": (0, identifiers), "def_flow": (-1, flows),
         "edge_src": (0, graph.size),
-        "edge_ident": (0, identifiers), "edge_pair": (0, pairs), "edge_flow": (0, flows),
+        "use_ident": (0, identifiers), "edge_pair": (0, pairs), "edge_flow": (0, flows),
         "pair_src": (0, graph.size), "pair_dst": (0, graph.size),
     }  # fmt: skip
     for name, (low, high) in bounds.items():
@@ -158,19 +188,25 @@ def _inconsistency(graph: ReferenceGraph, *, identifiers: int) -> str:
     first = np.searchsorted(graph.def_file, graph.def_file, side="left")
     if np.any(np.diff(graph.def_file) < 0) or np.any(graph.def_index != np.arange(defs) - first):
         return "definitions out of order"
-    if not np.all(np.isfinite(graph.edge_weight)):
+    if not (np.all(np.isfinite(graph.use_weight)) and np.all(np.isfinite(graph.file_weight))):
         return "weights that are not numbers"
     return ""
 
 
 _INDEX_ARRAYS = (
-    "def_file", "def_index", "def_ident", "def_line", "edge_src", "edge_ident",
+    "def_file", "def_index", "def_ident", "def_line", "edge_src", "use_ident",
     "edge_pair", "pair_src", "pair_dst", "edge_flow", "def_flow",
 )  # fmt: skip
 _STORED: dict[str, type[np.generic]] = {
     **dict.fromkeys(_INDEX_ARRAYS, np.int32),
-    "edge_weight": np.float64,
+    "use_weight": np.float64,
+    "file_weight": np.float64,
 }
+
+
+def _in_uses(part: slice, uses: int) -> slice:
+    """The uses whose edges `part` is (a slice within one half)."""
+    return part if part.start < uses else slice(part.start - uses, part.stop - uses)
 
 
 def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
@@ -203,7 +239,7 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
         ident_count=len(idents),
     )
     quality = _ident_quality(idents, defs_file, defs_ident, used=edge_ident)
-    half = quality[edge_ident] * np.sqrt(count)
+    use_weight = quality[edge_ident] * np.sqrt(count)
     del count
     # Every use also points back, weaker: a file's callers are its neighbours too.
     # What the graph keeps is int32 from here on: an int64 array of every edge is 80 MB
@@ -212,13 +248,10 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     sources: Index = np.concatenate([src, dst]).astype(small)
     targets: Index = np.concatenate([dst, src]).astype(small)
     del src, dst
-    identifiers: Index = np.concatenate([edge_ident, edge_ident]).astype(small)
+    use_ident: Index = edge_ident.astype(small)
     del edge_ident
-    weight = np.concatenate([half, half * REVERSE_EDGE_WEIGHT])
-    del half
-    weight *= _copy_weights(paths)[targets]  # a copy of code gathers little rank
     pairs, edge_pair = _numbered(sources, targets)
-    flows, edge_flow = _numbered(targets, identifiers)
+    flows, edge_flow = _numbered(targets, np.concatenate([use_ident, use_ident]))
     del targets
     def_keys = defs_file * _PAIR + defs_ident
     slot = np.clip(np.searchsorted(flows, def_keys), 0, max(len(flows) - 1, 0))
@@ -231,8 +264,9 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
         def_ident=defs_ident.astype(small),
         def_line=np.frombuffer(def_line, dtype=np.int64).astype(small),
         edge_src=sources,
-        edge_ident=identifiers,
-        edge_weight=weight,
+        use_ident=use_ident,
+        use_weight=use_weight,
+        file_weight=_copy_weights(paths),
         edge_pair=edge_pair,
         pair_src=(pairs // _PAIR).astype(small),
         pair_dst=(pairs % _PAIR).astype(small),

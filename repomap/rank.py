@@ -104,19 +104,19 @@ class _Shares:
     def __init__(self, graph: ReferenceGraph, focused: IntArray) -> None:
         self._graph, self._focused = graph, focused
         self.out_weight = np.zeros(graph.size)
-        for part in _chunks(len(graph.edge_src)):
+        for part in graph.chunks(EDGE_CHUNK):
             np.add.at(self.out_weight, graph.edge_src[part], self._weights(part))
         self._divisor = np.where(self.out_weight > 0, self.out_weight, 1.0)
 
     def _weights(self, part: slice) -> FloatArray:
-        weight = self._graph.edge_weight[part].copy()
+        weight = self._graph.weights(part)
         if len(self._focused):
-            weight[np.isin(self._graph.edge_ident[part], self._focused)] *= FOCUS_IDENT_WEIGHT
+            weight[np.isin(self._graph.identifiers(part), self._focused)] *= FOCUS_IDENT_WEIGHT
         return weight
 
     def __iter__(self) -> Iterator[tuple[slice, FloatArray]]:
         """(edges, their shares) chunk by chunk; each array is the caller's to change."""
-        for part in _chunks(len(self._graph.edge_src)):
+        for part in self._graph.chunks(EDGE_CHUNK):
             share = self._weights(part)
             share /= self._divisor[self._graph.edge_src[part]]
             yield part, share

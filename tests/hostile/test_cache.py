@@ -218,7 +218,7 @@ GRAPH_CASES: dict[str, tuple[Poison, str]] = {
         "out of range",
     ),
     "weights not numbers": (
-        graph_array("edge_weight", lambda b: b"\xff" * len(b)),
+        graph_array("use_weight", lambda b: b"\xff" * len(b)),
         "weights that are not numbers",
     ),
     "paths renamed": (

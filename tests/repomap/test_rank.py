@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from repomap import rank as rank_module
+from repomap.constants import REVERSE_EDGE_WEIGHT
 from repomap.focus import Focus
 from repomap.graph import build_graph
 from repomap.rank import rank
@@ -126,3 +127,17 @@ def test_edges_worked_on_in_chunks_rank_exactly_as_in_one(monkeypatch: pytest.Mo
     whole = rank(graph, tags(), focus)
     monkeypatch.setattr(rank_module, "EDGE_CHUNK", 1)
     assert rank(graph, tags(), focus) == whole  # the same floats, not merely the same order
+
+
+def test_each_use_points_back_weaker_into_the_file_that_uses_it() -> None:
+    """A use is two edges, the second its reverse at REVERSE_EDGE_WEIGHT; each weighs
+    its use × its target file's weight (a copy of code weighs less)."""
+    graph = build_graph(tags())
+    assert len(graph.edge_src) == 2 * graph.uses and graph.uses > 0
+    forward, reverse = (graph.weights(part) for part in graph.chunks(len(graph.edge_src)))
+    into_use = graph.file_weight[graph.edge_src[: graph.uses]]
+    into_definer = graph.file_weight[graph.edge_src[graph.uses :]]
+    assert np.array_equal(forward, graph.use_weight * into_definer)
+    assert np.array_equal(reverse, graph.use_weight * REVERSE_EDGE_WEIGHT * into_use)
+    assert all(p.stop - p.start <= 2 for p in graph.chunks(2))
+    assert sum(p.stop - p.start for p in graph.chunks(2)) == len(graph.edge_src)

@@ -50,7 +50,7 @@ def graphs_equal(a: ReferenceGraph, b: ReferenceGraph) -> bool:
         a.paths == b.paths
         and a.idents == b.idents
         and all(np.array_equal(getattr(a, n), getattr(b, n)) for n in arrays)
-        and np.allclose(a.edge_weight, b.edge_weight)
+        and np.allclose(a.use_weight, b.use_weight)
     )
 
 
