@@ -404,3 +404,22 @@ def test_event_streams_are_capped_per_job_and_in_all(
         with http.stream("GET", f"/jobs/{first}/events",
                          headers={"Accept": "text/event-stream"}) as again:  # fmt: skip
             assert again.status_code == 200
+
+
+@SQLITE_ONLY
+def test_paths_an_anonymous_caller_makes_up_add_no_metric_labels(
+    service_settings: ServiceSettings,
+) -> None:
+    """Every request is counted by its route's template, so a caller inventing paths —
+    under the docs' static files, under a job, anywhere — cannot grow `/metrics`."""
+    with TestClient(create_app(service_settings)) as client:
+        invented = [f"/docs/static/x{i}.js" for i in range(40)]
+        invented += [f"/jobs/j{i}" for i in range(40)] + [f"/no/such/{i}" for i in range(40)]
+        for path in invented:
+            assert client.get(path).status_code in (401, 404)
+        page = client.get("/metrics").text
+    routes = {line.split('route="', 1)[1].split('"', 1)[0]
+              for line in page.splitlines()
+              if line.startswith("diagnoser_http_requests_total{")}  # fmt: skip
+    assert not any(path in routes for path in invented)
+    assert len(routes) <= 4, routes  # the static files', a job's, unmatched, /metrics
