@@ -42,6 +42,7 @@ def _built(
     found = indexes.get(repository)
     if found is None:
         kept = tuple(path for path in repository.tags if not is_test(path))
+        keep = frozenset(kept).__contains__  # the test-file rule, applied once
 
         def read(payload: object) -> TermIndex | None:
             if type(payload) is dict and payload.get("recipe") != RECIPE:
@@ -52,9 +53,7 @@ def _built(
 
         found = repository.derived(
             CACHE_FILES[document],
-            lambda: TermIndex.build(
-                repository.tags, keep=lambda p: not is_test(p), document=document
-            ),
+            lambda: TermIndex.build(repository.tags, keep=keep, document=document),
             encode=TermIndex.to_payload,
             decode=read,
         )

@@ -102,15 +102,11 @@ class Repository:
         found: T | None = None
         try:
             payload = cache.load_blob(directory, name, key=self._content_key)
-            if payload is not None:
-                try:
-                    found = decode(payload)
-                except CacheError:
-                    raise
-                except ValueError as exc:
-                    raise CacheError(f"{name} was corrupt ({exc})") from exc
-        except CacheError as exc:
+            found = None if payload is None else decode(payload)
+        except CacheError as exc:  # the file itself, or a decoder's own words
             self.warnings.append(Skipped(str(directory), f"{exc}; rebuilt"))
+        except ValueError as exc:
+            self.warnings.append(Skipped(str(directory), f"{name} was corrupt ({exc}); rebuilt"))
         if found is None:
             found = build()
             with contextlib.suppress(OSError):  # unsaved only means rebuilt next time
