@@ -17,9 +17,9 @@ EXIT_INTERRUPTED = 130
 `repomap.signals.EXIT_INTERRUPTED`, which cannot be imported here without its package)."""
 
 
-SERVE = "serve"
-"""The one command of the service (`api.cli`); every other is the CLI's (`diagnoser.cli`),
-which imports neither FastAPI nor the database layers: it starts in a blink."""
+SERVICE_COMMANDS = ("serve", "worker")
+"""The service's commands (`api.cli`); every other is the CLI's (`diagnoser.cli`), which
+imports neither FastAPI nor the database layers: it starts in a blink."""
 
 
 def main() -> int:
@@ -27,7 +27,7 @@ def main() -> int:
         from repomap.signals import exit_on_interrupt  # noqa: PLC0415 (pure Python, light)
 
         with exit_on_interrupt(PROG):  # a Ctrl-C inside a C extension's start-up included
-            if sys.argv[1:2] == [SERVE]:
+            if sys.argv[1:2] and sys.argv[1] in SERVICE_COMMANDS:
                 from api.cli import main as run  # noqa: PLC0415
             else:
                 from diagnoser.cli import main as run  # noqa: PLC0415

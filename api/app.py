@@ -24,7 +24,7 @@ from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
 from starlette.concurrency import run_in_threadpool
 
-from api import errors
+from api import errors, fleet
 from api.auth import KEY_HEADER, Guard, KeyGate
 from api.backpressure import Backpressure
 from api.database import connect, is_sqlite, migrate, normalise_url
@@ -59,12 +59,15 @@ DESCRIPTION = (
 
 
 def build_service(
-    settings: ServiceSettings, *, runner: bool = True, probe_endpoints: bool = True
-) -> Service:
-    """Everything the routes need; ConfigError (one line) on a bad setting. `runner`:
-    this process runs the jobs (and migrates the database first); else it only enqueues
-    them (a web worker of `diagnoser serve --workers N`). `probe_endpoints`: a model's
-    explicit base URL must accept a TCP connection (`models.check_endpoints`)."""
+    settings: ServiceSettings, *, runner: bool = True, probe_endpoints: bool = True,
+    upgrade: bool | None = None, role: str = "serve",
+) -> Service:  # fmt: skip
+    """Everything the routes need; ConfigError (one line) on a bad setting, or when this
+    process may not run jobs here (`Jobs.claim`). `runner`: this process runs the jobs
+    (as `role`: `serve` or `worker`); else it only enqueues them (`serve --no-jobs`, a web
+    worker of `serve --workers N`). `upgrade`: migrate the database first (default: when
+    `runner`). `probe_endpoints`: a model's explicit base URL must accept a TCP
+    connection (`models.check_endpoints`)."""
     # First: a typo should not wait for the database. A web worker runs no model.
     models = resolve_models(settings) if runner else RoleModels()
     if probe_endpoints:
@@ -72,16 +75,20 @@ def build_service(
     check_data_home()  # the default database, DBOS and the repo maps' caches live there
     url = normalise_url(settings.database_url or default_database_url())
     engine = connect(url)
-    if runner:
+    if runner if upgrade is None else upgrade:
         migrate(engine)
     store = Store(engine)
     workspaces = Workspaces(settings.repos, settings)
-    metrics = Metrics(store.job_counts)
+    metrics = Metrics(
+        store.job_counts, census=lambda: fleet.census(store, settings.takeover_seconds),
+        executor=settings.executor() if runner else None,
+    )  # fmt: skip
     runtime = Runtime(store, workspaces, settings, models, metrics)
     data_dir = Path(engine.url.database or "").parent if is_sqlite(url) else data_home()
+    jobs = Jobs(runtime, database_url=url, data_dir=data_dir, runner=runner, role=role)
+    jobs.claim()
     return Service(
-        settings=settings, store=store, workspaces=workspaces,
-        jobs=Jobs(runtime, database_url=url, data_dir=data_dir, runner=runner),
+        settings=settings, store=store, workspaces=workspaces, jobs=jobs,
         guard=Guard.from_settings(settings), metrics=metrics,
         backpressure=Backpressure(store.job_counts, settings.max_queued_jobs),
     )  # fmt: skip

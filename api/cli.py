@@ -1,8 +1,10 @@
-"""`diagnoser serve [--host H] [--port P] [--workers N]`: start the HTTP service; every
-other `diagnoser` command is the diagnosis CLI's (`diagnoser.cli`).
+"""`diagnoser serve [--host H] [--port P] [--workers N] [--no-jobs]`: start the HTTP
+service; `diagnoser worker [--check]`: run jobs only (`api.runner`); every other
+`diagnoser` command is the diagnosis CLI's (`diagnoser.cli`).
 
 One process by default: it answers requests and runs the jobs. `--workers N` starts N
-web worker processes and runs the jobs in this one (`api.workers`).
+web worker processes and runs the jobs in this one (`api.workers`). `--no-jobs` runs
+none here: workers do (`diagnoser worker`, on PostgreSQL any number of them).
 
 Settings come from the environment (`DIAGNOSER_*`, README); a bad one stops the start
 with one line naming it (exit 2). With no API keys configured the service only listens
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 import shlex
 import shutil
 import signal
@@ -24,10 +27,12 @@ from typing import Any
 import uvicorn
 from pydantic import ValidationError
 
-from api import workers
+from api import runner, workers
 from api.app import build_service, create_app
+from api.database import connect
 from api.server import connection_limits, server_config
 from api.settings import ServiceSettings, load_service_settings
+from api.store import Store
 from diagnoser import ConfigError
 from diagnoser.cli import EXIT_USAGE
 from diagnoser.cli import main as diagnoser_main
@@ -36,6 +41,7 @@ from diagnoser.settings import default_database_url
 from repomap import allocator
 
 SERVE = "serve"
+WORKER = "worker"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 LOOPBACK = "127.0.0.1"
@@ -48,6 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == [SERVE]:
         allocator.limit_arenas()
         return serve(args[1:])
+    if args[:1] == [WORKER]:
+        allocator.limit_arenas()
+        return work(args[1:])
     return diagnoser_main(args)
 
 
@@ -59,6 +68,37 @@ def parser() -> argparse.ArgumentParser:
     )
     cli.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind ({DEFAULT_HOST})")
     cli.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port ({DEFAULT_PORT})")
+    _common(cli)
+    cli.add_argument(
+        "--workers", type=_positive, default=1,
+        help="web worker processes (1: one process answers requests and runs the jobs; N > 1: "
+        "N processes answer requests, this one runs the jobs)",
+    )  # fmt: skip
+    cli.add_argument(
+        "--no-jobs", action="store_true",
+        help="answer requests only: the jobs are run by `diagnoser worker` processes sharing "
+        "the database",
+    )  # fmt: skip
+    return cli
+
+
+def worker_parser() -> argparse.ArgumentParser:
+    cli = argparse.ArgumentParser(
+        prog="diagnoser worker",
+        description="Run diagnosis jobs, no HTTP: any number of workers share the queue "
+        "through DIAGNOSER_DATABASE_URL (PostgreSQL). SIGTERM: the running jobs end within "
+        "DIAGNOSER_STOP_GRACE_SECONDS, the rest go back to the fleet; exit 143.",
+    )
+    _common(cli)
+    cli.add_argument(
+        "--check", action="store_true",
+        help="say whether this machine's worker (its executor id) is alive and its indexes "
+        "warm, from its heartbeat in the database: exit 0 ready, 1 not",
+    )  # fmt: skip
+    return cli
+
+
+def _common(cli: argparse.ArgumentParser) -> None:
     cli.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
@@ -71,12 +111,6 @@ def parser() -> argparse.ArgumentParser:
         help="comma-separated models tried when the explorer's provider fails; may end in "
         "'offline' (default: DIAGNOSER_FALLBACK_MODELS)",
     )
-    cli.add_argument(
-        "--workers", type=_positive, default=1,
-        help="web worker processes (1: one process answers requests and runs the jobs; N > 1: "
-        "N processes answer requests, this one runs the jobs)",
-    )  # fmt: skip
-    return cli
 
 
 def _positive(value: str) -> int:
@@ -92,7 +126,7 @@ def serve(argv: Sequence[str]) -> int:
     try:
         settings = with_flags(load_service_settings(), args)
         limits = connection_limits(settings)
-        service = build_service(settings)
+        service = build_service(settings, runner=not args.no_jobs, upgrade=True)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if metrics is not None:
@@ -106,7 +140,10 @@ def serve(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         host = LOOPBACK
-    print(banner(settings, host, args.port, args.workers), file=sys.stderr, flush=True)
+    print(
+        banner(settings, host, args.port, args.workers, jobs=not args.no_jobs),
+        file=sys.stderr, flush=True,
+    )  # fmt: skip
     common: dict[str, Any] = {
         "host": host, "port": args.port, "log_level": args.log_level,
         "access_log": args.log_level == "debug",
@@ -120,6 +157,28 @@ def serve(argv: Sequence[str]) -> int:
     server = uvicorn.Server(server_config(create_app(service=service), settings, limits, **common))
     _run(server)
     return 0 if server.started else 1
+
+
+def work(argv: Sequence[str]) -> int:
+    """`diagnoser worker`: run jobs until a stop signal (`api.runner`), or `--check`."""
+    args = worker_parser().parse_args(argv)
+    try:
+        settings = with_flags(load_service_settings(), args)
+        if args.check:
+            store = Store(connect(settings.database_url or default_database_url()))
+            try:
+                health = runner.check(settings, store)
+            finally:
+                store.engine.dispose()
+            print(health.line)
+            return 0 if health.ready else 1
+        service = build_service(settings, role=WORKER)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    logging.basicConfig(level=args.log_level.upper(), format=runner.LOG_FORMAT)
+    print(worker_banner(settings), file=sys.stderr, flush=True)
+    return runner.run(service)
 
 
 def with_flags(settings: ServiceSettings, args: argparse.Namespace) -> ServiceSettings:
@@ -160,7 +219,9 @@ def _run(server: uvicorn.Server) -> None:
             signal.signal(number, handler)
 
 
-def banner(settings: ServiceSettings, host: str, port: int, processes: int = 1) -> str:
+def banner(
+    settings: ServiceSettings, host: str, port: int, processes: int = 1, *, jobs: bool = True
+) -> str:
     """What to open and what to paste, printed at start."""
     shown = "localhost" if host in ("0.0.0.0", "::", LOOPBACK) else host
     base = f"http://{shown}:{port}"
@@ -171,14 +232,29 @@ def banner(settings: ServiceSettings, host: str, port: int, processes: int = 1) 
     )
     repos = ", ".join(f"{name}={path}" for name, path in settings.repos.items())
     database = settings.database_url or default_database_url()
-    web = f"; {processes} web workers, jobs run in this process" if processes > 1 else ""
+    web = f"; {processes} web workers" if processes > 1 else ""
+    if jobs:
+        runs = f"; jobs run in this process (executor {settings.executor()})"
+    else:
+        runs = "; no jobs run here (--no-jobs): start `diagnoser worker`"
     return "\n".join([
         f"diagnoser: model {' → '.join((settings.model, *settings.fallback_models))}; "
-        f"repos {repos}{web}",
+        f"repos {repos}{web}{runs}",
         f"database: {redact_url(database)}",
         f"Swagger UI: {base}/docs",
         f"try it:     {curl}",
     ])  # fmt: skip
+
+
+def worker_banner(settings: ServiceSettings) -> str:
+    """What a worker says at start: which models, repos and database, under which id."""
+    repos = ", ".join(f"{name}={path}" for name, path in settings.repos.items())
+    database = settings.database_url or default_database_url()
+    models = " → ".join((settings.model, *settings.fallback_models))
+    return (
+        f"diagnoser worker {settings.executor()}: model {models}; repos {repos}; "
+        f"database {redact_url(database)}; {settings.job_concurrency} jobs at a time"
+    )
 
 
 def _loopback(host: str) -> bool:

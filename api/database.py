@@ -13,7 +13,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import InvalidatePoolError, NoSuchModuleError, SQLAlchemyError
 
@@ -42,6 +42,8 @@ while in use still renews the whole pool (SQLAlchemy's disconnect handling), so 
 restart under load the requests in flight fail and the next ones get new connections."""
 _IDLE_SINCE = "diagnoser_idle_since"
 """Key in a pooled connection's `info`: when it went back to the pool (monotonic s)."""
+MIGRATION_LOCK = 0x64696167
+"""PostgreSQL advisory lock key the migrating process holds ("diag")."""
 SQLITE = "sqlite"
 """The SQLite dialect's name (`engine.dialect.name`)."""
 SQLITE_BEGIN = "sqlite_begin"
@@ -147,11 +149,16 @@ def _sqlite_begin(connection: Connection) -> None:
 
 def migrate(engine: Engine) -> None:
     """Upgrade the schema to the newest migration (a no-op when it is there); ConfigError
-    when the database cannot be reached."""
+    when the database cannot be reached. On PostgreSQL, processes starting at once take
+    turns (an advisory lock held by the migrating transaction)."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     try:
         with engine.begin() as connection:
+            if engine.dialect.name != SQLITE:
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
+                )
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
     except (SQLAlchemyError, ValueError) as exc:  # its text may quote the URL: scrubbed

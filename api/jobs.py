@@ -13,11 +13,14 @@ reason: an unexpected error ends it `failed`, the pipeline's timeout `timed_out`
 DBOS keeps its functions in a process-wide registry, so the workflow reads its
 collaborators from the one `Runtime` that `Jobs.launch` installs.
 
-One process runs the jobs (`Jobs(runner=True)`, DBOS's executor "local": it dequeues,
-and at launch recovers what "local" left unfinished). With `diagnoser serve --workers N`
-the web workers only enqueue (`runner=False`): a `DBOSClient` writes the workflow to
-DBOS's system database by name, with no DBOS launched in them, so no second process
-ever recovers "local"'s workflows or takes jobs from the queue.
+A process that runs jobs (`Jobs(runner=True)`: `diagnoser serve`, `diagnoser worker`)
+is a DBOS executor named by `DIAGNOSER_EXECUTOR_ID` (`diagnoser.executor`): it dequeues,
+at launch recovers what it left unfinished under that name, and belongs to the fleet
+(`api.fleet`), which takes over the jobs of a runner that died or stopped. On PostgreSQL
+any number of runners share the queue; on SQLite (one machine) a second is refused at
+start. A process that only answers requests (`serve --no-jobs`, the web workers of
+`serve --workers N`) only enqueues (`runner=False`): a `DBOSClient` writes the workflow
+to DBOS's system database by name, with no DBOS launched in it.
 
 On PostgreSQL DBOS keeps its tables in the app's own database, so a new job's workflow
 is written in the transaction that stores the job (`Jobs.enqueue_in`, through a client on
@@ -32,7 +35,9 @@ time runs once (its workflow id is the schedule's time).
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -45,13 +50,14 @@ from sqlalchemy.exc import OperationalError
 
 from api import retention
 from api.database import SQLITE_PRAGMAS, is_sqlite, normalise_url
+from api.fleet import Fleet
 from api.inputs import DIAGNOSE, read_input
 from api.metrics import Metrics
 from api.schemas import JobState
 from api.settings import ServiceSettings
 from api.store import Store
 from api.store.transactions import utcnow
-from diagnoser import DiagnoserError, Finding, State
+from diagnoser import ConfigError, DiagnoserError, Finding, State
 from diagnoser.intake import Intake, IntakeError, ReportIn, report_fingerprint
 from diagnoser.models import RoleModels
 from diagnoser.pipeline import Event, diagnose
@@ -70,10 +76,11 @@ POLL_SECONDS = 0.25
 """How often an idle worker looks at the queue (a new job waits at most this long)."""
 STEP_ATTEMPTS = 3
 """Tries of a step that failed on a transient error (a locked or lost database)."""
-SHUTDOWN_GRACE_SECONDS = 30
-"""How long a stop waits for the diagnoses running in this process to end (the queue
-takes no new ones meanwhile); one still running then is abandoned, and runs again at
-the next start (recovery)."""
+LEGACY_EXECUTOR = "local"
+"""DBOS's default executor id, every runner's before the fleet: a runner recovers what
+one left unfinished."""
+RUNNER_LOCK = "runner.lock"
+"""In an SQLite database's folder: held by the one process that runs its jobs."""
 UNFINISHED_WORKFLOWS = [WorkflowStatusString.ENQUEUED.value, WorkflowStatusString.PENDING.value]
 """Workflows DBOS may be running, or start before its queue stops: a stop waits for them."""
 NOTIFICATION_POLL_SECONDS = 0.1
@@ -141,7 +148,9 @@ def _transient(exc: BaseException) -> bool:
 
 @DBOS.workflow(name=WORKFLOW)
 def diagnosis(job_id: str) -> str:
-    """One job, from its stored input to a terminal state."""
+    """One job, from its stored input to a terminal state. Outside any step, so each run
+    of it (the first, a recovery, a takeover) records its attempt."""
+    _record_attempt(job_id)
     try:
         preparation = prepare(job_id)
         for part_id in preparation.parts:
@@ -154,6 +163,13 @@ def diagnosis(job_id: str) -> str:
         log.exception("job %s failed", job_id)
         reason = f"internal error ({type(exc).__name__}); the input is kept"
         return finish(job_id, Investigated(JobState.FAILED, reason, None))
+
+
+def _record_attempt(job_id: str) -> None:
+    try:
+        runtime().store.start_attempt(job_id, DBOS.executor_id)
+    except OperationalError:  # the record of who ran it is not worth failing the job
+        log.warning("job %s: could not record its attempt", job_id)
 
 
 @DBOS.step(retries_allowed=True, max_attempts=STEP_ATTEMPTS, should_retry=_transient)
@@ -261,13 +277,22 @@ def enqueue(job_id: str) -> None:
         DBOS.enqueue_workflow(QUEUE, diagnosis, job_id)
 
 
+def recover(executor_ids: list[str]) -> int:
+    """Put the unfinished workflows of dead or stopped executors back on the queue (DBOS's
+    recovery; idempotent, and exactly one live executor dequeues each); how many."""
+    # DBOS documents it as internal: its admin API and Conductor call it (`api.fleet`).
+    return len(DBOS._recover_pending_workflows(executor_ids))
+
+
 class Jobs:
-    """The queue's lifecycle in one process: `launch` at start, `shutdown` at the end.
-    A runner dequeues and runs jobs; otherwise (a web worker) it only enqueues them."""
+    """The queue's lifecycle in one process: `claim` and `launch` at start, `shutdown` at
+    the end. A runner dequeues and runs jobs; otherwise (a process that only answers
+    requests) it only enqueues them. `role` names what the runner is in the fleet:
+    `serve` (it answers requests too) or `worker`."""
 
     def __init__(
         self, runtime_: Runtime, *, database_url: str, data_dir: Path, runner: bool = True,
-        sweep_cron: str = retention.SWEEP_CRON,
+        sweep_cron: str = retention.SWEEP_CRON, role: str = "serve",
     ) -> None:  # fmt: skip
         self.runtime = runtime_
         self.sweep_cron = sweep_cron
@@ -276,9 +301,26 @@ class Jobs:
         self.data_dir = data_dir
         self.runner = runner
         self.launched = False
+        settings = runtime_.settings
+        self.executor_id = settings.executor()
+        self.fleet = Fleet(
+            runtime_.store, self.executor_id, role=role,
+            takeover_seconds=settings.takeover_seconds, recover=recover,
+        )  # fmt: skip
         self._client: DBOSClient | None = None
         self._client_engine: Engine | None = None
         self._in_transaction: DBOSClient | None = None
+        self._lock: int | None = None
+
+    def claim(self) -> None:
+        """Refuse, with ConfigError, to run jobs where another runner may not be joined:
+        a second runner of one SQLite database, or a live process under this executor id
+        (a no-op for a process that only enqueues)."""
+        if not self.runner:
+            return
+        if is_sqlite(normalise_url(self.database_url)) and self._lock is None:
+            self._lock = _sole_runner(self.data_dir)
+        self.fleet.check()
 
     @property
     def transactional(self) -> bool:
@@ -289,12 +331,14 @@ class Jobs:
     def launch(self) -> None:
         config = self._config()
         if self.runner:
+            self.claim()
             _installed[:] = [self.runtime]
             DBOS(config=config)
             DBOS.launch()
             DBOS.register_queue(
                 QUEUE,
                 worker_concurrency=self.runtime.settings.job_concurrency,
+                global_concurrency=self.runtime.settings.fleet_concurrency,
                 polling_interval_sec=POLL_SECONDS,
             )
             DBOS.apply_schedules([{
@@ -319,6 +363,9 @@ class Jobs:
             )
         self.launched = True
         if self.runner:
+            self.fleet.join()
+            if self.executor_id != LEGACY_EXECUTOR:
+                recover([LEGACY_EXECUTOR])
             self.requeue()
 
     def requeue(self) -> None:
@@ -349,15 +396,27 @@ class Jobs:
             if self._client_engine is not None:  # ours: the client leaves it open
                 self._client_engine.dispose()
         if self.runner and self.launched:
-            # Without a grace, a running workflow outlives DBOS and fails on its next step
-            # ("System database accessed before DBOS was launched"), in a traceback, or
-            # retries for ever to record its end. DBOS waits in whole seconds even for
-            # nothing: skip the wait when it has nothing to run.
-            grace = SHUTDOWN_GRACE_SECONDS if self._unfinished() else 0
-            DBOS.destroy(destroy_registry=False, workflow_completion_timeout_sec=grace)
+            # The queue takes no new job; the running ones get the grace to end. Without
+            # one, a running workflow outlives DBOS and fails on its next step ("System
+            # database accessed before DBOS was launched"), in a traceback, or retries for
+            # ever to record its end. DBOS waits in whole seconds even for nothing: skip
+            # the wait when it has nothing to run. Meanwhile this runner beats on (the
+            # fleet must not take its running jobs) but takes over no more.
+            self.fleet.retire()
+            grace = self.runtime.settings.stop_grace_seconds if self._unfinished() else 0
+            DBOS.destroy(destroy_registry=False, workflow_completion_timeout_sec=int(grace))
+            self.fleet.leave()  # what is still running here is the fleet's to take
+        if self._lock is not None:
+            os.close(self._lock)  # closing the file releases its lock
+            self._lock = None
         self._client = self._in_transaction = self._client_engine = None
         self.launched = False
         _installed.clear()
+
+    def held(self) -> int:
+        """Jobs this runner started last and that have not ended: after a stop, the ones
+        it handed back to the fleet."""
+        return self.runtime.store.held(self.executor_id)
 
     def _unfinished(self) -> bool:
         """Whether DBOS may still run a workflow here: a job the store calls queued (it
@@ -375,7 +434,7 @@ class Jobs:
     def _config(self) -> Any:
         url = normalise_url(self.database_url)
         config: dict[str, Any] = {
-            "name": APP_NAME, "log_level": "WARNING",
+            "name": APP_NAME, "log_level": "WARNING", "executor_id": self.executor_id,
             "notification_listener_polling_interval_sec": NOTIFICATION_POLL_SECONDS,
         }  # fmt: skip
         if is_sqlite(url):
@@ -385,6 +444,23 @@ class Jobs:
         else:  # DBOS keeps its tables in their own schema of the same database
             config["system_database_url"] = url
         return config
+
+
+def _sole_runner(data_dir: Path) -> int:
+    """Hold the SQLite database folder's runner lock (its descriptor); ConfigError when
+    another process holds it. The kernel releases it when this process ends, however."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(data_dir / RUNNER_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(descriptor)
+        raise ConfigError(
+            f"another process runs the jobs of the SQLite database in {data_dir}: SQLite "
+            "is one machine's, one job runner's; stop it, start this one with --no-jobs, "
+            "or put the fleet on PostgreSQL (DIAGNOSER_DATABASE_URL)"
+        ) from None
+    return descriptor
 
 
 def _options(job_id: str) -> EnqueueOptions:

@@ -47,8 +47,33 @@ class _JobGauges(Collector):
         yield GaugeMetricFamily("diagnoser_queue_depth", "Jobs waiting on the queue", depth)
 
 
+class _FleetGauges(Collector):
+    def __init__(self, census: Callable[[], Mapping[str, int]], executor: str | None) -> None:
+        self._census = census
+        self._executor = executor
+
+    def collect(self) -> Iterable[Metric]:
+        members = GaugeMetricFamily(
+            "diagnoser_fleet_executors", "Job runners of the fleet by state", labels=["state"]
+        )
+        for state, count in self._census().items():
+            members.add_metric([state], count)
+        yield members
+        if self._executor is not None:
+            info = GaugeMetricFamily(
+                "diagnoser_executor", "The job runner in this process", labels=["executor"]
+            )
+            info.add_metric([self._executor], 1)
+            yield info
+
+
 class Metrics:
-    def __init__(self, job_counts: Callable[[], Mapping[str, int]]) -> None:
+    def __init__(
+        self, job_counts: Callable[[], Mapping[str, int]],
+        census: Callable[[], Mapping[str, int]] | None = None, executor: str | None = None,
+    ) -> None:  # fmt: skip
+        """`census`: the fleet's job runners by state; `executor`: this process's, when
+        it runs jobs."""
         self.registry = CollectorRegistry()
         self.requests = Counter(
             "diagnoser_http_requests", "HTTP requests", ["method", "route", "status"],
@@ -72,6 +97,9 @@ class Metrics:
         )  # fmt: skip
         self._jobs = _JobGauges(job_counts)
         self.registry.register(self._jobs)
+        self._fleet = _FleetGauges(census, executor) if census is not None else None
+        if self._fleet is not None:
+            self.registry.register(self._fleet)
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         self.requests.labels(method, route, str(status)).inc()
@@ -92,6 +120,8 @@ class Metrics:
         registry = CollectorRegistry()  # every process's counters, read from their files
         MultiProcessCollector(registry, path=directory)  # type: ignore[no-untyped-call]
         registry.register(self._jobs)
+        if self._fleet is not None:
+            registry.register(self._fleet)
         return generate_latest(registry)
 
 

@@ -1,7 +1,7 @@
 """Retention: what the service keeps, and for how long.
 
 Every stored input (a report, a webhook delivery, a refusal) goes, with everything made
-from it — its jobs, their events, findings, occurrences, delivery ids and fingerprint
+from it — its jobs, their attempts, events, findings, occurrences, delivery ids and fingerprint
 claims — once it is older than `DIAGNOSER_RETENTION_DAYS`, and, oldest first, while all
 of it together is over `DIAGNOSER_MAX_STORED_BYTES`. An input an unfinished (queued or
 running) job works from is never removed, whatever its age: its job would fail.
@@ -28,8 +28,9 @@ from api.schemas import TERMINAL
 from api.settings import ServiceSettings
 from api.statements import CLAIMS, DELIVERIES, JOBS, OCCURRENCES, REPORTS
 from api.store import Store
-from api.tables import EventRow, FindingRow
+from api.tables import AttemptRow, EventRow, FindingRow
 
+ATTEMPTS = cast(Table, AttemptRow.__table__)
 EVENTS = cast(Table, EventRow.__table__)
 FINDINGS = cast(Table, FindingRow.__table__)
 SWEEP_CRON = "0 */10 * * * *"
@@ -156,7 +157,7 @@ def remove(connection: Connection, report_ids: Iterable[str]) -> int:
     if not ids:
         return 0
     job_ids = list(connection.execute(select(JOBS.c.id).where(JOBS.c.report_id.in_(ids))).scalars())
-    for table in (EVENTS, FINDINGS, DELIVERIES, CLAIMS):
+    for table in (ATTEMPTS, EVENTS, FINDINGS, DELIVERIES, CLAIMS):
         connection.execute(delete(table).where(table.c.job_id.in_(job_ids)))
     connection.execute(
         delete(OCCURRENCES).where(

@@ -93,6 +93,14 @@ class Accepted(BaseModel):
     occurrences: int = 1
 
 
+class AttemptOut(BaseModel):
+    """One run of a job: by which executor (`diagnoser.executor`), from when."""
+
+    number: int
+    executor: str
+    started_at: datetime
+
+
 class JobOut(BaseModel):
     id: str
     repo: str
@@ -106,6 +114,9 @@ class JobOut(BaseModel):
     """Set when an identical report's job answered this one."""
     occurrences: int = 1
     """Reports answered by this job: the first and every identical one attached to it."""
+    attempts: list[AttemptOut] = []
+    """Who ran it: one entry per run, more than one when a runner died or stopped
+    mid-job and another took it over (only on `GET /jobs/{id}`)."""
 
 
 class JobDone(JobOut):

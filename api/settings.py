@@ -59,6 +59,17 @@ class ServiceSettings(Settings):
     """Requests per minute per API key (per client address without keys)."""
     job_concurrency: int = Field(default=2, gt=0)
     """Diagnoses running at once in one process (the queue's worker concurrency)."""
+    fleet_concurrency: int | None = Field(default=None, gt=0)
+    """Diagnoses running at once in the whole fleet (the queue's global concurrency: a
+    provider's rate limit is the fleet's); none: only each process's limit. The queue
+    keeps the value the last runner started with: give every runner the same."""
+    takeover_seconds: float = Field(default=60.0, gt=0)
+    """A job runner silent this long is taken for dead, and the fleet runs its
+    unfinished jobs (`api.fleet`). 60: a busy runner beats every 10 s, so only a dead
+    or cut-off one misses six beats; a takeover costs the restart of a diagnosis."""
+    stop_grace_seconds: float = Field(default=30.0, ge=0)
+    """How long a stopping runner lets its running diagnoses end (it takes no new ones);
+    what still runs then is handed back to the fleet (or, alone, to its next start)."""
     refused_budget_bytes: int = Field(default=8 * 1024 * 1024, ge=0)
     """Bytes of refused webhook bodies kept (their first 4 KiB each, ~2,000 refusals at
     the default); past it a refusal keeps only its size, hash, headers and reason."""

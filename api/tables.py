@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     DateTime,
     Dialect,
     ForeignKey,
@@ -30,6 +31,10 @@ CONTENT_TYPE_LENGTH = 128
 """`reports.content_type`: a caller's `Content-Type` is cut to this (`api.bounds`)."""
 DELIVERY_ID_LENGTH = 256
 """`deliveries.delivery_id`: longer provider ids are hashed (`api.deliveries`)."""
+EXECUTOR_ID_LENGTH = 128
+"""An executor id (`diagnoser.executor.EXECUTOR_ID_PATTERN`)."""
+HOST_LENGTH = 255
+"""`executors.host`: a host name, cut to this."""
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -108,6 +113,34 @@ class EventRow(Base):
     at: Mapped[datetime] = mapped_column()
     state: Mapped[str] = mapped_column(String(32))
     detail: Mapped[str] = mapped_column(Text, default="")
+
+
+class AttemptRow(Base):
+    """One run of a job by an executor: the first, and one more each time a job whose
+    runner died or stopped is taken over (or recovered at its runner's restart)."""
+
+    __tablename__ = "attempts"
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id"), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    executor: Mapped[str] = mapped_column(String(EXECUTOR_ID_LENGTH))
+    started_at: Mapped[datetime] = mapped_column()
+
+
+class ExecutorRow(Base):
+    """A process that runs jobs, as the fleet sees it (`api.fleet`): alive while its
+    heartbeat (`seen_at`) is fresh; `stopped_at` once it stopped and handed back its jobs."""
+
+    __tablename__ = "executors"
+    id: Mapped[str] = mapped_column(String(EXECUTOR_ID_LENGTH), primary_key=True)
+    host: Mapped[str] = mapped_column(String(HOST_LENGTH))
+    pid: Mapped[int] = mapped_column(Integer)
+    role: Mapped[str] = mapped_column(String(16))
+    """`serve` (HTTP and jobs) or `worker` (jobs only)."""
+    started_at: Mapped[datetime] = mapped_column()
+    seen_at: Mapped[datetime] = mapped_column()
+    stopped_at: Mapped[datetime | None] = mapped_column(default=None)
+    ready: Mapped[bool] = mapped_column(Boolean, default=False)
+    """Every served repository's index is warm."""
 
 
 class FindingRow(Base):

@@ -29,8 +29,9 @@ DEFAULT_REPO = DEMO_REPO
 """The demo application: a new user sees real findings at once."""
 FORMATS = ("json", "markdown", "sarif")
 SERVE_HELP = (
-    "diagnoser serve [--host H] [--port P] [--workers N] starts the HTTP service "
-    "(Swagger UI at /docs): see diagnoser serve --help"
+    "diagnoser serve [--host H] [--port P] [--workers N] [--no-jobs] starts the HTTP service "
+    "(Swagger UI at /docs); diagnoser worker runs jobs only (a fleet on PostgreSQL): see "
+    "diagnoser serve --help, diagnoser worker --help"
 )
 FALLBACK_HELP = (
     "comma-separated models tried in order when the explorer's provider fails; may end in "

@@ -43,6 +43,9 @@ EXPLORERS_FORMATTER = (
 )
 """Said of the formatter when none is set and the explorer is a real model
 (`diagnoser.models.roles.explorers_formatter`); an `offline` explorer needs none."""
+EXECUTOR_NOTE = (
+    "(the job runner's name in the fleet and in each job's record; DIAGNOSER_EXECUTOR_ID)"
+)
 PROBE_TIMEOUT_SECONDS = 5.0
 PROBE_FILE = ".doctor"
 POSTGRES_PORT = 5432
@@ -65,11 +68,15 @@ def run_checks(
     database_url: str,
     repos: Mapping[str, Path] | None = None,
     deny: DenyList | None = None,
+    executor: str | None = None,
 ) -> list[Check]:
     """Every check, in order; `models` are the model checks (`check_models`), `repos`
-    names the repositories served (each checked for what its map would index)."""
+    names the repositories served (each checked for what its map would index),
+    `executor` the id this machine's job runner records its jobs under."""
     checks = [check_grammars(), check_data_directory(data_home())]
     checks.append(check_database(database_url))
+    if executor is not None:
+        checks.append(Check("executor", True, f"{executor} {EXECUTOR_NOTE}"))
     checks += models
     checks.append(Check("demo repository", demo_repo.is_dir(), str(demo_repo)))
     checks += [check_repository(name, path, deny) for name, path in (repos or {}).items()]

@@ -23,6 +23,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from diagnoser import constants, funnel
 from diagnoser.errors import ConfigError
+from diagnoser.executor import EXECUTOR_ID_PATTERN, executor_id
 from diagnoser.redact import redact_url
 from diagnoser.triage import TRIAGE_BELOW, TRIAGE_TIMEOUT_SECONDS
 from repomap import DEFAULT_DENY, DenyList, data_home, parse_patterns
@@ -58,6 +59,9 @@ class Settings(BaseSettings):
     database_url: str | None = None
     """Where jobs and findings are stored: `sqlite:///path` or `postgresql://…`; unset,
     an SQLite file in the data directory (`default_database_url`)."""
+    executor_id: str | None = Field(default=None, pattern=f"^{EXECUTOR_ID_PATTERN}$")
+    """This process's name when it runs jobs (`diagnoser.executor`); default: the host
+    and a digest of the data directory."""
     model: str = constants.OFFLINE_MODEL
     """The explorer model: `offline` (embedded) or a PydanticAI model string
     (`openai:gpt-4o`, `anthropic:claude-sonnet-4-5`, `ollama:qwen3`…); resolved by
@@ -193,6 +197,11 @@ class Settings(BaseSettings):
         if self.prompt_cache:
             settings["cache"] = True
         return settings
+
+    def executor(self) -> str:
+        """This process's executor id: `executor_id`, else the default for the data
+        directory (`diagnoser.executor`)."""
+        return executor_id(self.executor_id, data_home())
 
     def deny_list(self) -> DenyList:
         """The one deny rule every reader applies: `deny`, then `deny_extra`."""

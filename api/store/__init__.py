@@ -9,7 +9,8 @@ loop. One object, one part per noun, each in its module over one way to the data
 - `claims`: identical reports folded into one job, atomically, on any database and any
   number of processes (a `claims` row per repo and fingerprint);
 - `jobs`: a job's life along `TRANSITIONS`, its events, its end with its Finding;
-- `findings`: one by id, and pages of them newest first.
+- `findings`: one by id, and pages of them newest first;
+- `executors`: the processes that run jobs, with their heartbeats (`api.fleet`).
 
     store = Store(engine)            # clock=… for tests
     store.submit(repo=…, source=…, raw=…, fingerprint=…, window=…)
@@ -18,13 +19,14 @@ loop. One object, one part per noun, each in its module over one way to the data
 from __future__ import annotations
 
 from api.store.claims import ClaimRecords, Submitted
+from api.store.executors import Executor, ExecutorRecords
 from api.store.findings import FindingRecords
 from api.store.inputs import InputRecords
 from api.store.jobs import JobInput, JobRecords, Queue
 
 
-class Store(ClaimRecords, InputRecords, JobRecords, FindingRecords):
-    """The service's database: inputs, fingerprint claims, jobs and findings."""
+class Store(ClaimRecords, InputRecords, JobRecords, FindingRecords, ExecutorRecords):
+    """The service's database: inputs, fingerprint claims, jobs, findings, executors."""
 
 
-__all__ = ["JobInput", "Queue", "Store", "Submitted"]
+__all__ = ["Executor", "JobInput", "Queue", "Store", "Submitted"]

@@ -2,6 +2,7 @@
 events, and its end — once — with its Finding.
 
     job = store.new_job(repo="demo", report_id=report_id)
+    store.start_attempt(job.id, executor)  # who runs it, each time one does
     store.move(job.id, JobState.RUNNING); store.add_event(job.id, at=…, state=…, detail=…)
     store.finish(job.id, JobState.COMPLETE, finding=finding, window=600)
 """
@@ -17,10 +18,10 @@ from typing import Any
 from sqlalchemy import Connection, Row, func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from api.schemas import TERMINAL, TRANSITIONS, EventOut, JobOut, JobState
+from api.schemas import TERMINAL, TRANSITIONS, AttemptOut, EventOut, JobOut, JobState
 from api.statements import INSERT_JOB
 from api.store.transactions import NUL, Transactions, new_id, without_nul
-from api.tables import ClaimRow, EventRow, FindingRow, JobRow, ReportRow
+from api.tables import AttemptRow, ClaimRow, EventRow, FindingRow, JobRow, ReportRow
 from diagnoser import Finding
 
 Queue = Callable[[Connection, str], None]
@@ -60,7 +61,15 @@ class JobRecords(Transactions):
             return None
         with self._session() as session:
             row = session.get(JobRow, job_id)
-            return job_out(row) if row else None
+            if row is None:
+                return None
+            attempts = session.scalars(
+                select(AttemptRow).where(AttemptRow.job_id == job_id).order_by(AttemptRow.number)
+            )
+            return job_out(row).model_copy(update={"attempts": [
+                AttemptOut(number=a.number, executor=a.executor, started_at=a.started_at)
+                for a in attempts
+            ]})  # fmt: skip
 
     def job_input(self, job_id: str) -> JobInput:
         with self._session() as session:
@@ -81,6 +90,22 @@ class JobRecords(Transactions):
             )
             return list(rows)
 
+    def held(self, executor: str) -> int:
+        """Unfinished jobs whose latest attempt is `executor`'s."""
+        done = [state.value for state in TERMINAL]
+        unfinished = select(JobRow.id).where(JobRow.state.not_in(done))
+        latest: dict[str, tuple[int, str]] = {}
+        with self._session() as session:
+            rows = session.execute(
+                select(AttemptRow.job_id, AttemptRow.number, AttemptRow.executor).where(
+                    AttemptRow.job_id.in_(unfinished)
+                )
+            )
+            for job_id, number, by in rows:
+                if number > latest.get(job_id, (0, ""))[0]:
+                    latest[job_id] = (number, by)
+        return sum(1 for _, by in latest.values() if by == executor)
+
     def job_counts(self) -> dict[str, int]:
         with self._session() as session:
             rows = session.execute(select(JobRow.state, func.count()).group_by(JobRow.state))
@@ -99,6 +124,21 @@ class JobRecords(Transactions):
             if state is JobState.RUNNING:
                 job.started_at = now
             return True
+
+    def start_attempt(self, job_id: str, executor: str) -> int:
+        """Record that `executor` starts running the job (again); the attempt's number
+        (1, 2, …)."""
+        with self._write_session() as session:
+            last = session.scalar(
+                select(func.max(AttemptRow.number)).where(AttemptRow.job_id == job_id)
+            )
+            number = 1 if last is None else last + 1
+            session.add(
+                AttemptRow(
+                    job_id=job_id, number=number, executor=executor, started_at=self._clock()
+                )
+            )
+            return number
 
     def add_event(self, job_id: str, *, at: datetime, state: str, detail: str) -> int:
         """Append an event; its sequence number in the job (0, 1, …, across restarts)."""

@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import delete
 
 from api import ServiceSettings, create_app
 from api.database import connect, migrate
 from api.store import Store
+from api.tables import ExecutorRow
 from tests.api.databases import BACKENDS, fresh_database, postgres_database, release
 
 
@@ -32,6 +34,10 @@ def postgres_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
             settings = ServiceSettings(database_url=url, repos={"empty": empty})
             with TestClient(create_app(settings)):
                 pass
+        engine = connect(url)
+        with engine.begin() as connection:  # a copy starts with no job runner known
+            connection.execute(delete(ExecutorRow))
+        engine.dispose()
         release(url)
         yield url.rsplit("/", 1)[1]
 

@@ -1,6 +1,6 @@
-"""`diagnoser serve` as a real subprocess, for the tests that need the process itself
-(restart recovery, signals, the address it binds): started as
-`[sys.executable, "-m", "api.cli", "serve", …]` from the project root, with only the
+"""`diagnoser serve` and `diagnoser worker` as real subprocesses, for the tests that need
+the process itself (restart recovery, signals, the address it binds, the fleet): started
+as `[sys.executable, "-m", "api.cli", "serve", …]` from the project root, with only the
 `DIAGNOSER_*` settings a test gives it, its stderr kept in a file.
 
     with serve(env, log=tmp_path / "server.log") as server:
@@ -116,5 +116,44 @@ def serve(
         client.close()
         if process.poll() is None:
             process.send_signal(signal.SIGCONT)
+            process.kill()
+        process.wait(timeout=STOP_DEADLINE_SECONDS)
+
+
+@dataclass
+class Worker:
+    """A running `diagnoser worker` (no port: the test reads the database)."""
+
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def output(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def send(self, number: signal.Signals) -> int:
+        """Send `number`; the exit code once the process has ended."""
+        self.process.send_signal(number)
+        return self.process.wait(timeout=STOP_DEADLINE_SECONDS)
+
+    def kill(self) -> None:
+        """`kill -9`, as a crash or an OOM kill would."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=STOP_DEADLINE_SECONDS)
+
+
+@contextmanager
+def work(settings: Mapping[str, str], *, log: Path, args: Sequence[str] = ()) -> Iterator[Worker]:
+    """A running `diagnoser worker`, killed at the end if it still runs."""
+    with log.open("ab") as sink:
+        process = subprocess.Popen(
+            command("worker", *args), cwd=ROOT, env=server_env(settings), stdout=sink,
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        yield Worker(process, log)
+    finally:
+        if process.poll() is None:
             process.kill()
         process.wait(timeout=STOP_DEADLINE_SECONDS)

@@ -189,6 +189,8 @@ def test_a_killed_server_finishes_every_accepted_job_once(
             assert sum(state in TERMINAL_EVENTS for state in states) == 1, states  # once
             assert states[-1] == job["state"], states
             assert ("restarted" in states) == (job_id in interrupted), (job_id, states)
+            if job_id in interrupted:  # its first run, and its run after the restart
+                assert len(job["attempts"]) >= 2, job
         assert listed == Counter((job_id, job["finding_id"]) for job_id, job in jobs.items())
 
         with serve(settings, log=tmp_path / "third.log", args=args) as third:  # nothing again

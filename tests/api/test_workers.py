@@ -103,7 +103,7 @@ def test_workers_answer_and_the_supervisor_runs_the_jobs(tmp_path: Path) -> None
             "both web workers started",
             lambda: server.output.count("Application startup complete") == 2,
         )
-        assert "2 web workers, jobs run in this process" in server.output
+        assert "2 web workers; jobs run in this process" in server.output
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])

@@ -12,6 +12,7 @@ import pytest
 
 from diagnoser.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 from diagnoser.constants import MAX_REPORT_BYTES
+from diagnoser.executor import default_executor_id
 from diagnoser.finding import Finding
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
@@ -121,6 +122,7 @@ def test_doctor_and_repomap(home: Path, capsys: pytest.CaptureFixture[str]) -> N
     code, out, _ = run(capsys, "doctor")
     assert code == EXIT_OK and "ok  grammars: 14 languages load" in out
     assert "ok  model: 'offline'" in out
+    assert f"ok  executor: {default_executor_id(home)} (the job runner's name" in out
     code, out, _ = run(capsys, "doctor", "--formatter-model", "nosuch:model")
     assert code == EXIT_FAILED and "FAIL formatter model: formatter model 'nosuch:model'" in out
     code, out, _ = run(capsys, "repomap", str(SAMPLES / "demo_app"), "--tokens", "200")

@@ -1,0 +1,98 @@
+"""`diagnoser worker` in process (`api.runner`, `api.cli.work`): what `--check` says,
+SQLite's one job runner, and who ran a job, in its record and in `/metrics`. The worker
+as a real process, in a fleet, is in `test_fleet_processes.py`."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api import ServiceSettings, create_app
+from api.app import build_service
+from api.cli import work
+from api.runner import health
+from api.store import Executor
+from diagnoser import ConfigError
+from tests.api.conftest import DEMO, SAMPLES, wait_for_job
+from tests.api.test_metrics import value
+
+NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+CRASH = (SAMPLES / "android_logcat_open_shared.txt").read_text()
+
+
+def _member(*, seen: datetime = NOW, ready: bool = True) -> Executor:
+    member = Executor.starting("w-1", host="box", pid=7, role="worker", now=seen)
+    return replace(member, ready=ready)
+
+
+def test_check_is_ready_only_for_a_live_warm_worker() -> None:
+    assert health(_member(), "w-1", takeover=60, now=NOW + timedelta(seconds=2)).ready
+    cold = health(_member(ready=False), "w-1", takeover=60, now=NOW)
+    assert not cold.ready and "still indexing" in cold.line
+    silent = health(_member(), "w-1", takeover=60, now=NOW + timedelta(seconds=90))
+    assert not silent.ready and "silent for 90 s" in silent.line
+    missing = health(None, "w-1", takeover=60, now=NOW)
+    assert not missing.ready and "not running" in missing.line
+
+
+def test_worker_check_reads_the_heartbeat_from_the_database(
+    service_settings: ServiceSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DIAGNOSER_DATABASE_URL", str(service_settings.database_url))
+    monkeypatch.setenv("DIAGNOSER_REPOS", f"demo={DEMO}")
+    with TestClient(create_app(service_settings)) as client:  # a runner beating here
+        jobs = client.app.state.service.jobs  # type: ignore[attr-defined]
+        jobs.fleet.ready = True
+        jobs.fleet.tick()
+        code, said = _check()
+        assert code == 0 and said.startswith(f"{jobs.executor_id}: ready (pid "), said
+    code, said = _check()  # stopped with the app
+    assert code == 1 and said.startswith(f"{jobs.executor_id}: stopped at "), said
+
+
+def _check() -> tuple[int, str]:
+    """`diagnoser worker --check`: its exit code and line. (Not capsys: DBOS, launched by
+    the app, keeps the stream it found for its log, and capsys closes its own.)"""
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = work(["--check"])
+    return code, out.getvalue()
+
+
+def test_sqlite_refuses_a_second_job_runner_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DIAGNOSER_HOME", str(tmp_path / "home"))
+    settings = ServiceSettings(repos={"demo": DEMO})
+    first = build_service(settings)
+    try:
+        with pytest.raises(ConfigError, match="SQLite is one machine's, one job runner's"):
+            build_service(settings)
+        build_service(settings, runner=False).store.engine.dispose()  # only enqueues: fine
+        monkeypatch.setenv("DIAGNOSER_REPOS", f"demo={DEMO}")
+        assert work([]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: another process runs the jobs of the SQLite database")
+        assert err.count("\n") == 1
+    finally:
+        first.jobs.shutdown()
+        first.store.engine.dispose()
+    build_service(settings).jobs.shutdown()  # released: the next runner may start
+
+
+def test_a_job_records_who_ran_it_and_metrics_name_the_runner(client: TestClient) -> None:
+    service = client.app.state.service  # type: ignore[attr-defined]
+    accepted = client.post("/diagnose", json={"report": {"text": CRASH, "source": "crash_log"}})
+    job = wait_for_job(client, accepted.json()["job_id"])
+    assert [(a["number"], a["executor"]) for a in job["attempts"]] == [
+        (1, service.jobs.executor_id)
+    ]
+    page = client.get("/metrics").text
+    assert value(page, "diagnoser_executor", executor=service.jobs.executor_id) == 1
+    assert value(page, "diagnoser_fleet_executors", state="alive") == 1
