@@ -90,8 +90,11 @@ HANG_POLL_SECONDS = 0.05
 class FakeProvider:
     """The fake server; a context manager that starts and stops it."""
 
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, *, delay_seconds: float = 0.0) -> None:
+        """`delay_seconds`: every answer waits this long first, as a real model takes
+        its time (a benchmark's LLM-bound regime); other requests are served meanwhile."""
         self.script = script
+        self.delay_seconds = delay_seconds
         self.requests: list[Request] = []
         self.failures: list[str] = []
         """Tracebacks of the script's exceptions, one per failed request."""
@@ -163,6 +166,8 @@ class FakeProvider:
     def _endpoint(self, wire: Wire) -> Any:
         async def endpoint(http: HttpRequest) -> JSONResponse:
             body = json.loads(await http.body())
+            if self.delay_seconds:
+                await asyncio.sleep(self.delay_seconds)
             answer = self._answer(wire, body, dict(http.headers))
             if isinstance(answer, Hang):
                 deadline = time.monotonic() + answer.seconds

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -196,3 +197,12 @@ def test_a_hang_holds_the_connection_then_answers_504(server: FakeProvider) -> N
     answer = post(fake, "/v1/chat/completions", CHAT_BODY)
     assert answer.status_code == 504
     assert [r.status for r in fake.requests] == [504, 504]
+
+
+def test_a_delay_holds_each_answer() -> None:
+    delay = 0.3
+    with FakeProvider(replies(Text("a")), delay_seconds=delay) as fake:
+        started = time.monotonic()
+        answer = post(fake, "/v1/chat/completions", CHAT_BODY)
+        took = time.monotonic() - started
+    assert answer.status_code == 200 and took >= delay
