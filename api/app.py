@@ -78,7 +78,7 @@ def build_service(
     if runner if upgrade is None else upgrade:
         migrate(engine)
     store = Store(engine)
-    workspaces = Workspaces(settings.repos, settings)
+    workspaces = Workspaces.from_settings(settings)
     metrics = Metrics(
         store.job_counts, census=lambda: fleet.census(store, settings.takeover_seconds),
         executor=settings.executor() if runner else None,

@@ -230,7 +230,7 @@ def banner(
         f"curl -s -X POST '{base}/diagnose?wait=30' -H 'Content-Type: text/plain'{auth} "
         f"--data-binary @{shlex.quote(EXAMPLE_REPORT)}"
     )
-    repos = ", ".join(f"{name}={path}" for name, path in settings.repos.items())
+    repos = shown_repos(settings)
     database = settings.database_url or default_database_url()
     web = f"; {processes} web workers" if processes > 1 else ""
     if jobs:
@@ -248,13 +248,20 @@ def banner(
 
 def worker_banner(settings: ServiceSettings) -> str:
     """What a worker says at start: which models, repos and database, under which id."""
-    repos = ", ".join(f"{name}={path}" for name, path in settings.repos.items())
+    repos = shown_repos(settings)
     database = settings.database_url or default_database_url()
     models = " → ".join((settings.model, *settings.fallback_models))
     return (
         f"diagnoser worker {settings.executor()}: model {models}; repos {repos}; "
         f"database {redact_url(database)}; {settings.job_concurrency} jobs at a time"
     )
+
+
+def shown_repos(settings: ServiceSettings) -> str:
+    """The served repositories as a start line shows them (git URLs without password)."""
+    folders = [f"{name}={path}" for name, path in settings.repos.items()]
+    mirrored = [f"{name}={redact_url(url)} (git)" for name, url in settings.git_repos.items()]
+    return ", ".join(folders + mirrored)
 
 
 def _loopback(host: str) -> bool:

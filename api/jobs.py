@@ -59,6 +59,8 @@ from api.store import Store
 from api.store.transactions import utcnow
 from diagnoser import ConfigError, DiagnoserError, Finding, State
 from diagnoser.intake import Intake, IntakeError, ReportIn, report_fingerprint
+from diagnoser.intake.fingerprint import at_revision
+from diagnoser.intake.report import revision
 from diagnoser.models import RoleModels
 from diagnoser.pipeline import Event, diagnose
 from diagnoser.registry import Workspaces
@@ -200,10 +202,12 @@ def prepare(job_id: str) -> Preparation:
         return Preparation(None, tuple(parts))
     intake = intakes[job_input.part]
     if job_input.source != DIAGNOSE:  # /diagnose claimed in the request
-        workspace = rt.workspaces.get(job_input.repo)
+        workspace = rt.workspaces.get(job_input.repo, revision(intake.report))
         fingerprint = report_fingerprint(
             intake.report, traces=intake.traces, files=workspace.file_paths
         )
+        if rt.workspaces.pinned(job_input.repo):
+            fingerprint = at_revision(fingerprint, revision(intake.report))
         if rt.store.claim(job_id, fingerprint) is not None:
             return Preparation(None, tuple(parts))
     return Preparation(Prepared(report=intake.report, intake=intake), tuple(parts))
@@ -224,7 +228,7 @@ def investigate(job_id: str, prepared: Prepared) -> Investigated:
     try:
         outcome = diagnose(
             prepared.report,
-            rt.workspaces.get(job.repo),
+            rt.workspaces.get(job.repo, revision(prepared.report)),
             models=rt.models,
             traces=prepared.intake.traces,
             truncated=prepared.intake.truncated,

@@ -25,6 +25,8 @@ from api.settings import ServiceSettings
 from api.store import Queue, Store
 from diagnoser import ReportIn
 from diagnoser.intake import report_fingerprint
+from diagnoser.intake.fingerprint import at_revision
+from diagnoser.intake.report import revision
 from diagnoser.registry import Workspaces
 
 log = logging.getLogger(__name__)
@@ -74,8 +76,10 @@ class Service:
 
     def submit(self, repo: str, report: ReportIn) -> Accepted:
         """Queue a diagnosis, or attach to the job answering an identical report."""
-        workspace = self.workspaces.get(repo)
+        workspace = self.workspaces.current(repo)  # no fetch while the caller waits
         fingerprint = report_fingerprint(report, files=workspace.file_paths)
+        if self.workspaces.pinned(repo):
+            fingerprint = at_revision(fingerprint, revision(report))
         queue = self._queue()
         submitted = self.store.submit(
             repo=repo, source=DIAGNOSE, raw=report.model_dump_json().encode(),

@@ -132,7 +132,7 @@ def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
     database_url = settings.database_url or default_database_url()
     checks = run_checks(
         demo_repo=DEFAULT_REPO, database_url=database_url, repos=settings.repos,
-        deny=settings.deny_list(), executor=settings.executor(),
+        deny=settings.deny_list(), executor=settings.executor(), git_repos=settings.git_repos,
         models=check_models(
             settings, model=args.model, formatter_model=args.formatter_model,
             fallback_models=args.fallback_models,

@@ -169,3 +169,5 @@ PROVIDERS = (
 )  # fmt: skip
 """Webhook payload formats `diagnoser.intake.from_payload` reads (`--provider`), named
 here so the CLI's parser lists them without importing the adapters."""
+MAX_REVISION_CHARS = 200
+"""A report's commit or release (a SHA, a ref, a version) is at most this long."""

@@ -13,6 +13,7 @@ import contextlib
 import os
 import socket
 import sqlite3
+import subprocess
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -69,6 +70,7 @@ def run_checks(
     repos: Mapping[str, Path] | None = None,
     deny: DenyList | None = None,
     executor: str | None = None,
+    git_repos: Mapping[str, str] | None = None,
 ) -> list[Check]:
     """Every check, in order; `models` are the model checks (`check_models`), `repos`
     names the repositories served (each checked for what its map would index),
@@ -80,7 +82,30 @@ def run_checks(
     checks += models
     checks.append(Check("demo repository", demo_repo.is_dir(), str(demo_repo)))
     checks += [check_repository(name, path, deny) for name, path in (repos or {}).items()]
+    checks += [check_git_repository(name, source) for name, source in (git_repos or {}).items()]
     return checks
+
+
+def check_git_repository(name: str, source: str) -> Check:
+    """Whether git answers for a mirrored repository (`git ls-remote`, nothing fetched);
+    the URL shown without its password."""
+    label = f"repository {name}"
+    location = source.partition("#")[0]
+    shown = redact_url(location)
+    try:
+        done = subprocess.run(
+            ["git", "ls-remote", "--exit-code", "--", location, "HEAD"],
+            capture_output=True, text=True, timeout=PROBE_TIMEOUT_SECONDS * 2,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"}, check=False,
+        )  # fmt: skip
+    except FileNotFoundError:
+        return Check(label, False, f"{shown}: git is not installed")
+    except subprocess.TimeoutExpired:
+        return Check(label, False, f"{shown}: no answer within {PROBE_TIMEOUT_SECONDS * 2:g} s")
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or ["no HEAD"])[-1]
+        return Check(label, False, f"{shown}: {scrub(reason, location)}")
+    return Check(label, True, f"{shown}: git answers (mirrored at the commit each report names)")
 
 
 def check_repository(name: str, root: Path, deny: DenyList | None = None) -> Check:

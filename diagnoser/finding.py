@@ -115,6 +115,10 @@ class Usage(BaseModel):
 class Provenance(BaseModel):
     repo: str = ""
     commit: str | None = None
+    """The commit read: a git repository's snapshot, or a folder's checked-out HEAD."""
+    revision_note: str = ""
+    """Set when the report named a release or commit that could not be found: what was
+    diagnosed instead."""
     models: list[str] = Field(default_factory=list)
     """Every model that touched this Finding (`offline` for the embedded investigator)."""
     answered: dict[str, list[str]] = Field(default_factory=dict)

@@ -36,7 +36,8 @@ def make_provenance(
     total = total_cost(priced)
     return Provenance(
         repo=str(workspace.root),
-        commit=head_commit(workspace.root),
+        commit=workspace.commit or head_commit(workspace.root),
+        revision_note=workspace.note,
         tool_calls=dict(tool_calls or {}),
         models=list(dict.fromkeys(name for names in answered.values() for name in names)),
         answered=answered,

@@ -17,13 +17,21 @@ from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_ai.settings import ModelSettings
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from diagnoser import constants, funnel
 from diagnoser.errors import ConfigError
 from diagnoser.executor import EXECUTOR_ID_PATTERN, executor_id
+from diagnoser.mirror import is_git_source
 from diagnoser.redact import redact_url
 from diagnoser.triage import TRIAGE_BELOW, TRIAGE_TIMEOUT_SECONDS
 from repomap import DEFAULT_DENY, DenyList, data_home, parse_patterns
@@ -36,6 +44,8 @@ Specs = Annotated[tuple[str, ...], NoDecode]
 """Model strings, comma-separated in the environment (`openai:gpt-4o, offline`)."""
 Repos = Annotated[dict[str, Path], NoDecode]
 """Repositories by name; `NoDecode` for the same reason (`name=path,name=path`)."""
+GitRepos = Annotated[dict[str, str], NoDecode]
+"""Git repositories by name (`name=URL[#ref]`)."""
 MIN_MAP_TOKENS = 64
 """Below this a map holds hardly a file's outline (the `/repos/{name}/map` floor too)."""
 _REPO_NAME = re.compile(constants.REPO_NAME_PATTERN)
@@ -123,9 +133,16 @@ class Settings(BaseSettings):
     """Size of the repo map in the explorer's instructions, re-sent with every request."""
     keep_tool_results: int = Field(default=constants.KEEP_TOOL_RESULTS, gt=0)
     """Tool results the explorer's history keeps whole; older ones become a one-line stub."""
+    git_repos: GitRepos = Field(default_factory=dict)
+    """Git repositories served from a mirror, at the commit each report names
+    (`diagnoser.mirror`): `name=URL[#ref]`; `DIAGNOSER_REPOS` entries that name one."""
+    snapshot_budget_bytes: int = Field(default=5 * 1024**3, gt=0)
+    """Disk for the git repositories' snapshots by commit, per repository; past it the
+    least recently used go."""
     repos: Repos = Field(default_factory=lambda: {"demo": constants.DEMO_REPO})
     """The repositories served, by name (`DIAGNOSER_REPOS=name=path,name=path`); the
-    demo app by default."""
+    demo app by default. An entry naming a git repository (a URL, a local bare
+    repository) goes to `git_repos`."""
 
     @field_validator("deny", "deny_extra", mode="before")
     @classmethod
@@ -152,6 +169,40 @@ class Settings(BaseSettings):
             raise ValueError(f"not an http(s) URL with a host: {redact_url(value)!r}")
         return value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _git_sources(cls, data: object) -> object:
+        """`repos` entries that name a git repository move to `git_repos`."""
+        if not isinstance(data, dict):
+            return data
+        repos, git_repos = data.get("repos"), data.get("git_repos")
+        try:  # a malformed value is left to its field's validator, which names it
+            repos = parse_repos(repos) if isinstance(repos, str) else repos
+            git_repos = parse_repos(git_repos) if isinstance(git_repos, str) else git_repos
+        except ValueError:
+            return data
+        if isinstance(repos, dict):
+            git = {k: v for k, v in repos.items() if isinstance(v, str) and is_git_source(v)}
+            if git:
+                repos = {k: v for k, v in repos.items() if k not in git}
+                git_repos = {**(git_repos or {}), **git}
+            data = {**data, "repos": repos}
+        if git_repos is not None:
+            data = {**data, "git_repos": git_repos}
+        return data
+
+    @field_validator("git_repos", mode="before")
+    @classmethod
+    def _git_pairs(cls, value: object) -> object:
+        return parse_repos(value) if isinstance(value, str) else value
+
+    @field_validator("git_repos")
+    @classmethod
+    def _git_names(cls, value: dict[str, str]) -> dict[str, str]:
+        for name in value:
+            _check_repo_name(name)
+        return value
+
     @field_validator("repos", mode="before")
     @classmethod
     def _pairs(cls, value: object) -> object:
@@ -159,17 +210,16 @@ class Settings(BaseSettings):
 
     @field_validator("repos")
     @classmethod
-    def _existing(cls, value: dict[str, Path]) -> dict[str, Path]:
-        if not value:
+    def _existing(cls, value: dict[str, Path], info: ValidationInfo) -> dict[str, Path]:
+        git = info.data.get("git_repos") or {}
+        if not value and not git:
             raise ValueError("no repository given; expected name=path[,name=path…]")
+        for name in value.keys() & git.keys():
+            raise ValueError(f"repository {name!r} is given twice")
         checked = {}
         for name, given in value.items():
             path = given.expanduser()
-            if not _REPO_NAME.fullmatch(name):
-                raise ValueError(
-                    f"bad repository name {name!r}: lowercase letters, digits, '_', '.', '-', "
-                    "at most 64, starting with a letter or digit"
-                )
+            _check_repo_name(name)
             if not path.is_dir():
                 raise ValueError(f"repository {name!r}: not an existing directory: {path}")
             checked[name] = path.resolve()
@@ -216,6 +266,14 @@ def is_http_url(text: str) -> bool:
     except ValueError:
         return False
     return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _check_repo_name(name: str) -> None:
+    if not _REPO_NAME.fullmatch(name):
+        raise ValueError(
+            f"bad repository name {name!r}: lowercase letters, digits, '_', '.', '-', "
+            "at most 64, starting with a letter or digit"
+        )
 
 
 def parse_repos(text: str) -> dict[str, str]:

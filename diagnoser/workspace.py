@@ -83,8 +83,18 @@ class Workspace:
         *,
         repository: Repository | None = None,
         home: Path | None = None,
+        commit: str | None = None,
+        note: str = "",
+        seed: Path | None = None,
     ) -> None:
+        """`commit`: the commit `root` is a snapshot of (`diagnoser.mirror`; None: a
+        folder, whose checked-out commit provenance reads); `note`: what a reader must
+        know about the tree diagnosed (a release that did not resolve); `seed`: another
+        snapshot of the same repository, whose index the unchanged files reuse."""
         self.root = Path(root).resolve()
+        self.commit = commit
+        self.note = note
+        self._seed = seed
         if not self.root.is_dir():
             raise ToolError(f"not a directory: {root}")
         if not is_utf8(str(self.root)):
@@ -103,7 +113,9 @@ class Workspace:
         if self._repository is None:
             with self._opening:
                 if self._repository is None:  # secrets stay out of the index, so the map
-                    self._repository = Repository.open(self.root, home=self._home, deny=self.deny)
+                    self._repository = Repository.open(
+                        self.root, home=self._home, deny=self.deny, seed=self._seed
+                    )
         return self._repository
 
     def warm(self) -> None:

@@ -1,8 +1,11 @@
 """Build (or refresh) the tags of a whole repository, using and updating the cache.
 
 An unchanged file (same size and mtime) is taken from the cache without being read;
-one whose mtime moved but whose content hash is unchanged is too. Everything else is
-read and parsed — in a process pool across cores when there is enough to parse.
+one whose mtime moved but whose content hash is unchanged is too. With a `seed` (another
+tree of the same repository, e.g. the snapshot of another commit), a file this tree's
+cache lacks is taken from the seed's cache when its content hash is the one there: a
+new commit costs its changed files, not a cold build. Everything else is read and
+parsed — in a process pool across cores when there is enough to parse.
 """
 
 from __future__ import annotations
@@ -70,15 +73,19 @@ def build(
     progress: Progress | None = None,
     workers: int | None = None,
     deny: DenyList | None = None,
+    seed: Path | None = None,
 ) -> BuildResult:
     """Tags of every supported file under `path`, reusing the cache in `home`.
 
-    `deny` keeps secret files out (`repomap.deny`; default: the default list).
+    `deny` keeps secret files out (`repomap.deny`; default: the default list). `seed`:
+    another tree of the same repository whose cached tags a file with the same content
+    reuses (see the module).
     """
     started = time.perf_counter()
     root = resolve_root(path)
     directory = cache.cache_dir_for(root, home)
     state = cache.load(directory) if use_cache else cache.CacheState()
+    seeded = _seed_files(seed, home, root) if use_cache and not state.files else {}
     walked = walk_files(root, mapped_only=True, deny=deny)
     entries = walked.files
 
@@ -88,6 +95,9 @@ def build(
     for entry in entries:
         cached = state.files.get(entry.path)
         hit = _reuse(root, entry, cached)
+        if hit is None and entry.path in seeded:
+            hit = _same_content(root, entry, seeded[entry.path])
+            cached = None  # from another tree: this one's cache must be saved
         if hit is None:
             to_parse.append(entry)
         else:
@@ -137,6 +147,33 @@ def _reuse(
     except OSError:
         return None
     return cached.moved(entry.mtime_ns) if digest == cached.digest else None
+
+
+def _seed_files(seed: Path | None, home: Path | None, root: Path) -> dict[str, cache.CachedFile]:
+    """The seed tree's cached files (none when there is no seed, or it is this tree)."""
+    if seed is None:
+        return {}
+    try:
+        seed_root = resolve_root(seed)
+    except Exception:  # a seed that is gone only means a colder build
+        return {}
+    if seed_root == root:
+        return {}
+    return dict(cache.load(cache.cache_dir_for(seed_root, home)).files)
+
+
+def _same_content(
+    root: Path, entry: FileEntry, seeded: cache.CachedFile
+) -> cache.CachedFile | None:
+    """The seed's tags when the file's content hash is theirs (its mtime says nothing: the
+    file is another tree's)."""
+    if seeded.size != entry.size or seeded.skip_reason:
+        return None
+    try:
+        digest = cache.content_digest((root / entry.path).read_bytes())
+    except OSError:
+        return None
+    return seeded.moved(entry.mtime_ns) if digest == seeded.digest else None
 
 
 def _repairer(

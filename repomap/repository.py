@@ -56,13 +56,16 @@ class Repository:
         progress: Progress | None = None,
         workers: int | None = None,
         deny: DenyList | None = None,
+        seed: Path | None = None,
     ) -> Repository:
         """Index the repository at `path`; raises InvalidRepoError for a bad path.
-        `deny` keeps secret files out of the index (default: the default deny-list)."""
+        `deny` keeps secret files out of the index (default: the default deny-list);
+        `seed` is another tree of the same repository whose cached tags unchanged files
+        reuse (`repomap.build`)."""
         repository = cls(
             build(
                 path, home=home, use_cache=use_cache, progress=progress, workers=workers,
-                deny=deny,
+                deny=deny, seed=seed,
             )
         )  # fmt: skip
         allocator.release()  # the cache file's bytes, the parse results: freed, still resident

@@ -28,7 +28,7 @@ def _repos(service: Service) -> list[RepoOut]:
     out = []
     for name in service.workspaces.names():
         warm = service.workspaces.is_warm(name)
-        files = len(service.workspaces.get(name).file_paths) if warm else None
+        files = len(service.workspaces.current(name).file_paths) if warm else None
         out.append(RepoOut(name=name, warm=warm, files=files,
                            commit=service.workspaces.state(name).commit))  # fmt: skip
     return out
@@ -56,6 +56,6 @@ async def repo_map(
     repo = service.repo(name)
 
     def render() -> str:
-        return service.workspaces.get(repo).repository.map(focus=focus or (), tokens=tokens)
+        return service.workspaces.current(repo).repository.map(focus=focus or (), tokens=tokens)
 
     return PlainTextResponse(await run_in_threadpool(render))

@@ -52,3 +52,11 @@ def fingerprint(
 
 def _basename(path: str | None) -> str:
     return re.split(r"[\\/]", path)[-1] if path else ""
+
+
+def at_revision(crash: str, revision: str | None) -> str:
+    """`crash`'s fingerprint for a repository served at the revision each report names
+    (`diagnoser.mirror`): the same crash at two releases is two diagnoses, of two trees."""
+    if not revision:
+        return crash
+    return hashlib.sha256(f"{crash}@{revision}".encode()).hexdigest()[:FINGERPRINT_HEX]

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from diagnoser.constants import MAX_REPORT_BYTES
+from diagnoser.constants import MAX_REPORT_BYTES, MAX_REVISION_CHARS
 
 
 class Source(StrEnum):
@@ -106,6 +106,12 @@ class ReportIn(BaseModel):
     title: str | None = None
     platform: str | None = None
     app_version: str | None = None
+    commit: str | None = Field(default=None, max_length=MAX_REVISION_CHARS)
+    """The commit the failure happened at (a SHA or a ref): a git repository is
+    diagnosed at it (`diagnoser.mirror`)."""
+    release: str | None = Field(default=None, max_length=MAX_REVISION_CHARS)
+    """The release it happened in (`1.2.3`, `v1.2.3`, `app@1.2.3`): a git repository is
+    diagnosed at the tag that names it."""
     rating: int | None = Field(default=None, ge=1, le=5)
     url: str | None = None
     received_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
@@ -122,6 +128,12 @@ class ReportIn(BaseModel):
                 {"where": where},
             )  # fmt: skip
         return value
+
+
+def revision(report: ReportIn) -> str | None:
+    """What a report says it happened at, most precise first: its commit, its release,
+    its app's version (a Sentry event's `release` arrives as that)."""
+    return report.commit or report.release or report.app_version
 
 
 def non_finite_at(value: object) -> str | None:

@@ -186,6 +186,8 @@ def _provenance(provenance: Provenance) -> list[str]:
         if provenance.commit:
             repo += f" @ {code_span(provenance.commit[:COMMIT_CHARS])}"
         lines.append(f"- Repository: {repo}")
+    if provenance.revision_note:
+        lines.append(f"- **Release not found:** {inline(provenance.revision_note)}")
     models = ", ".join(code_span(model) for model in provenance.models) or "none recorded"
     lines.append(f"- Models: {models}")
     if provenance.tool_calls:

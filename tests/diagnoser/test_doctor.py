@@ -16,6 +16,7 @@ import pytest
 from diagnoser.doctor import (
     check_data_directory,
     check_database,
+    check_git_repository,
     check_model,
     check_models,
     check_repository,
@@ -25,6 +26,7 @@ from diagnoser.doctor import (
 from diagnoser.models import resolve
 from diagnoser.settings import Settings, default_database_url
 from tests.conftest import MakeRepo
+from tests.diagnoser.git_repo import make_git_repo, needs_git
 
 KEY = "sk-test-123"
 
@@ -226,3 +228,15 @@ def test_run_checks_checks_each_served_repository(
         models=(), demo_repo=tmp_path, database_url=default_database_url(), repos={"demo": repo}
     )
     assert [c.name for c in checks][-1] == "repository demo" and checks[-1].passed
+
+
+@needs_git
+def test_a_git_repository_is_checked_by_asking_git_without_showing_its_password(
+    tmp_path: Path,
+) -> None:
+    root = make_git_repo(tmp_path / "origin", {"app.py": "x = 1\n"})
+    answered = check_git_repository("app", f"file://{root}#main")
+    assert answered.passed and answered.detail.startswith(f"file://{root}: git answers")
+    refused = check_git_repository("shop", "https://user:hunter2@127.0.0.1:1/shop.git")
+    assert not refused.passed and refused.name == "repository shop"
+    assert "hunter2" not in refused.detail and "https://user:***@127.0.0.1:1" in refused.detail

@@ -167,3 +167,23 @@ def test_every_setting_is_documented_in_the_readme() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     for name in Settings.model_fields:
         assert f"`DIAGNOSER_{name.upper()}`" in readme, name
+
+
+def test_repos_naming_git_repositories_are_mirrored_not_read_as_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "web"
+    folder.mkdir()
+    monkeypatch.setenv(
+        "DIAGNOSER_REPOS", f"web={folder},shop=https://git.example.com/shop.git#release"
+    )
+    settings = Settings()
+    assert settings.repos == {"web": folder.resolve()}
+    assert settings.git_repos == {"shop": "https://git.example.com/shop.git#release"}
+    monkeypatch.setenv("DIAGNOSER_REPOS", "shop=git@github.com:o/shop.git")
+    only_git = Settings()
+    assert only_git.repos == {} and only_git.git_repos == {"shop": "git@github.com:o/shop.git"}
+    monkeypatch.setenv("DIAGNOSER_GIT_REPOS", f"web=file://{folder}")
+    monkeypatch.setenv("DIAGNOSER_REPOS", f"web={folder}")
+    with pytest.raises(ValidationError, match="repository 'web' is given twice"):
+        Settings()

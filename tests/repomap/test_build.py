@@ -219,3 +219,26 @@ def test_deny_list_keeps_files_out(make_repo: MakeRepo, home: Path) -> None:
     result = build(root, home=home, deny=DenyList(("private/",)))
     assert sorted(result.tags) == ["a.py"]
     assert result.stats.files == 1
+
+
+def test_a_seed_tree_lends_its_tags_to_files_of_the_same_content(
+    make_repo: MakeRepo, home: Path, tmp_path: Path
+) -> None:
+    """Another commit's snapshot: the unchanged files are not parsed again, a changed one
+    is, even at the same size and mtime (mtimes of two trees say nothing)."""
+    store = "def store(x):\n    return x\n"
+    old = make_repo({"a.py": NOTE, "b.py": store, "c.py": "def c():\n    return 1\n"})
+    build(old, home=home)
+    new = tmp_path / "new"
+    new.mkdir()
+    (new / "a.py").write_text(NOTE)  # the same
+    (new / "b.py").write_text(store.replace("x", "y"))  # same size, other content
+    (new / "d.py").write_text("def d():\n    return 2\n")  # new
+    for name in ("a.py", "b.py"):  # the same mtimes as the old tree's
+        stamp = (old / name).stat()
+        os.utime(new / name, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    seeded = build(new, home=home, seed=old)
+    assert (seeded.stats.parsed, seeded.stats.reused) == (2, 1)  # b and d parsed; a lent
+    assert seeded.tags == build(new, use_cache=False).tags  # as a cold build of it says
+    assert build(new, home=home, seed=old).stats.parsed == 0  # its own cache now
+    assert build(new, home=home, seed=tmp_path / "gone").stats.parsed == 0

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from diagnoser.intake.fingerprint import fingerprint, mask
+from diagnoser.intake.fingerprint import at_revision, fingerprint, mask
 from diagnoser.intake.report import Frame, MappedFrame, TraceException
 
 
@@ -43,3 +43,11 @@ def test_mask() -> None:
     assert mask("id 3f2a1b4c-1111-2222-3333-444455556666 at 0xdeadbeef: 'bob' x42") == (
         "id <uuid> at <addr>: <str> x<n>"
     )
+
+
+def test_a_pinned_repositorys_crash_is_one_per_revision() -> None:
+    crash = "0123456789abcdef"
+    assert at_revision(crash, None) == crash == at_revision(crash, "")
+    assert at_revision(crash, "v1.0.0") == at_revision(crash, "v1.0.0") != crash
+    assert at_revision(crash, "v1.0.0") != at_revision(crash, "v1.0.1")
+    assert len(at_revision(crash, "v1.0.0")) == len(crash)

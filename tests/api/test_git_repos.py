@@ -1,0 +1,92 @@
+"""A git repository served end to end (issue 25 §2): a bare repository named by a
+`file://` URL; a signed Sentry webhook whose event names a release, and a `/diagnose`
+report naming a commit, each get a Finding read from that commit's snapshot, its
+provenance naming the commit; a release that is not there is said."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api import ServiceSettings, create_app
+from tests.api.conftest import SECRETS, wait_for_job
+from tests.diagnoser.git_repo import commit, git, make_git_repo, needs_git
+
+pytestmark = needs_git
+
+DIVIDE = "def divide(a, b):\n    return a / b\n\n\ndef main():\n    print(divide(1, 0))\n"
+MOVED = "import math\n\n\n# moved down\n" + DIVIDE
+
+
+def _sentry(release: str, divide_line: int) -> bytes:
+    frames = [
+        {"filename": "app.py", "function": "main", "lineno": divide_line + 4, "in_app": True},
+        {"filename": "app.py", "function": "divide", "lineno": divide_line, "in_app": True},
+    ]
+    event = {
+        "event_id": "bb78c1407cea4519aa397afc059c793d", "platform": "python",
+        "release": release, "title": "ZeroDivisionError: division by zero",
+        "exception": {"values": [{"type": "ZeroDivisionError", "value": "division by zero",
+                                  "stacktrace": {"frames": frames}}]},
+    }  # fmt: skip
+    return json.dumps({"action": "created", "data": {"error": event}}).encode()
+
+
+def _signed(body: bytes, request_id: str) -> dict[str, str]:
+    digest = hmac.new(SECRETS["sentry_secret"].encode(), body, hashlib.sha256).hexdigest()
+    return {
+        "Content-Type": "application/json", "Sentry-Hook-Signature": digest,
+        "Sentry-Hook-Resource": "error", "Request-ID": request_id,
+    }  # fmt: skip
+
+
+def test_a_bare_repository_is_diagnosed_at_the_release_each_report_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    origin = make_git_repo(tmp_path / "origin", {"app.py": DIVIDE})
+    first = git(origin, "rev-parse", "HEAD")
+    git(origin, "tag", "v1.0.0")
+    second = commit(origin, {"app.py": MOVED}, "move divide down")
+    bare = tmp_path / "app.git"
+    git(tmp_path, "clone", "-q", "--bare", str(origin), str(bare))
+    monkeypatch.setenv("DIAGNOSER_HOME", str(tmp_path / "home"))
+    settings = ServiceSettings(
+        database_url=f"sqlite:///{tmp_path / 'db.sqlite'}", repos={},
+        git_repos={"app": f"file://{bare}"}, **SECRETS,
+    )  # fmt: skip
+    with TestClient(create_app(settings)) as client:
+        hook = client.post(
+            "/webhooks/sentry",
+            content=_sentry("1.0.0", 2),
+            headers=_signed(_sentry("1.0.0", 2), "r1"),
+        )
+        assert hook.status_code == 202, hook.text
+        by_release = wait_for_job(client, hook.json()["job_id"])
+        trace = (
+            'Traceback (most recent call last):\n  File "app.py", line 10, in main\n'
+            '  File "app.py", line 6, in divide\nZeroDivisionError: division by zero\n'
+        )
+        posted = client.post("/diagnose", json={"report": {"text": trace, "commit": second[:10]}})
+        by_commit = wait_for_job(client, posted.json()["job_id"])
+        unknown = client.post(
+            "/diagnose", json={"report": {"text": trace + "again\n", "release": "9.9.9"}}
+        )
+        by_unknown = wait_for_job(client, unknown.json()["job_id"])
+        findings = {
+            name: client.get(f"/findings/{job['finding_id']}").json()["finding"]
+            for name, job in (("release", by_release), ("commit", by_commit),
+                              ("unknown", by_unknown))
+        }  # fmt: skip
+    release, at_commit, missing = (findings[k] for k in ("release", "commit", "unknown"))
+    assert release["provenance"]["commit"] == first and release["provenance"]["revision_note"] == ""
+    assert release["files"][0]["end_line"] == 2  # the first commit's line of `return a / b`
+    assert at_commit["provenance"]["commit"] == second
+    assert at_commit["files"][0]["end_line"] == 6  # the second commit's
+    assert missing["provenance"]["commit"] == second  # the default ref, said:
+    assert "'9.9.9' is not in app" in missing["provenance"]["revision_note"]
+    assert git(origin, "status", "--porcelain") == ""
