@@ -59,8 +59,6 @@ from api.store import Store
 from api.store.transactions import utcnow
 from diagnoser import ConfigError, DiagnoserError, Finding, State
 from diagnoser.intake import Intake, IntakeError, ReportIn, report_fingerprint
-from diagnoser.intake.fingerprint import at_revision
-from diagnoser.intake.report import revision
 from diagnoser.models import RoleModels
 from diagnoser.pipeline import Event, diagnose
 from diagnoser.registry import Workspaces
@@ -202,12 +200,11 @@ def prepare(job_id: str) -> Preparation:
         return Preparation(None, tuple(parts))
     intake = intakes[job_input.part]
     if job_input.source != DIAGNOSE:  # /diagnose claimed in the request
-        workspace = rt.workspaces.get(job_input.repo, revision(intake.report))
+        pinned = rt.workspaces.pinned_revision(job_input.repo, intake.report)
+        workspace = rt.workspaces.get(job_input.repo, pinned)
         fingerprint = report_fingerprint(
-            intake.report, traces=intake.traces, files=workspace.file_paths
+            intake.report, traces=intake.traces, files=workspace.file_paths, revision=pinned
         )
-        if rt.workspaces.pinned(job_input.repo):
-            fingerprint = at_revision(fingerprint, revision(intake.report))
         if rt.store.claim(job_id, fingerprint) is not None:
             return Preparation(None, tuple(parts))
     return Preparation(Prepared(report=intake.report, intake=intake), tuple(parts))
@@ -228,7 +225,7 @@ def investigate(job_id: str, prepared: Prepared) -> Investigated:
     try:
         outcome = diagnose(
             prepared.report,
-            rt.workspaces.get(job.repo, revision(prepared.report)),
+            rt.workspaces.get(job.repo, rt.workspaces.pinned_revision(job.repo, prepared.report)),
             models=rt.models,
             traces=prepared.intake.traces,
             truncated=prepared.intake.truncated,

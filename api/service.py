@@ -25,8 +25,6 @@ from api.settings import ServiceSettings
 from api.store import Queue, Store
 from diagnoser import ReportIn
 from diagnoser.intake import report_fingerprint
-from diagnoser.intake.fingerprint import at_revision
-from diagnoser.intake.report import revision
 from diagnoser.registry import Workspaces
 
 log = logging.getLogger(__name__)
@@ -77,9 +75,8 @@ class Service:
     def submit(self, repo: str, report: ReportIn) -> Accepted:
         """Queue a diagnosis, or attach to the job answering an identical report."""
         workspace = self.workspaces.current(repo)  # no fetch while the caller waits
-        fingerprint = report_fingerprint(report, files=workspace.file_paths)
-        if self.workspaces.pinned(repo):
-            fingerprint = at_revision(fingerprint, revision(report))
+        pinned = self.workspaces.pinned_revision(repo, report)
+        fingerprint = report_fingerprint(report, files=workspace.file_paths, revision=pinned)
         queue = self._queue()
         submitted = self.store.submit(
             repo=repo, source=DIAGNOSE, raw=report.model_dump_json().encode(),

@@ -40,6 +40,7 @@ from pathlib import Path
 
 from diagnoser.commit import git_dir, head_commit
 from diagnoser.errors import UnknownRepo
+from diagnoser.intake.report import ReportIn, revision
 from diagnoser.mirror import Mirror
 from diagnoser.settings import Settings
 from diagnoser.workspace import Workspace
@@ -151,10 +152,10 @@ class Workspaces:
             return self.current(name).root
         return self._entry(name).root
 
-    def pinned(self, name: str) -> bool:
-        """Whether `name` is diagnosed at the revision each report names (a git
-        repository) rather than as its tree is now."""
-        return name in self._git
+    def pinned_revision(self, name: str, report: ReportIn) -> str | None:
+        """The revision `report` is diagnosed at in `name` (`intake.report.revision`):
+        a git repository's; None for a folder, diagnosed as its tree is now."""
+        return revision(report) if name in self._git else None
 
     def source(self, name: str) -> str:
         """What `name` is read from, as shown to an operator (a URL without password)."""

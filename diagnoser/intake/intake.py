@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from diagnoser.intake.classify import classify
 from diagnoser.intake.excerpt import excerpt
-from diagnoser.intake.fingerprint import fingerprint
+from diagnoser.intake.fingerprint import at_revision, fingerprint
 from diagnoser.intake.mapping import map_frames
 from diagnoser.intake.mentions import find_mentions
 from diagnoser.intake.packages import NO_PACKAGES, Packages
@@ -79,10 +79,14 @@ def report_fingerprint(
     files: Collection[str] = (),
     index: SymbolIndex | None = None,
     packages: Packages = NO_PACKAGES,
+    revision: str | None = None,
 ) -> str:
     """`build_report(...).fingerprint` without classifying or finding mentions (~1/8 of
-    the work): cheap enough to fold identical reports while a request waits."""
-    return _crash(report, traces, files, index, (), packages=packages).fingerprint
+    the work): cheap enough to fold identical reports while a request waits. With a
+    `revision` (a repository diagnosed at the revision each report names), one per
+    revision (`fingerprint.at_revision`)."""
+    crash = _crash(report, traces, files, index, (), packages=packages).fingerprint
+    return at_revision(crash, revision)
 
 
 @dataclass(frozen=True, slots=True)
