@@ -191,11 +191,6 @@ class Settings(BaseSettings):
             data = {**data, "git_repos": git_repos}
         return data
 
-    @field_validator("git_repos", mode="before")
-    @classmethod
-    def _git_pairs(cls, value: object) -> object:
-        return parse_repos(value) if isinstance(value, str) else value
-
     @field_validator("git_repos")
     @classmethod
     def _git_names(cls, value: dict[str, str]) -> dict[str, str]:
@@ -203,7 +198,7 @@ class Settings(BaseSettings):
             _check_repo_name(name)
         return value
 
-    @field_validator("repos", mode="before")
+    @field_validator("repos", "git_repos", mode="before")
     @classmethod
     def _pairs(cls, value: object) -> object:
         return parse_repos(value) if isinstance(value, str) else value

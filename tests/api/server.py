@@ -49,16 +49,37 @@ def command(*args: str) -> list[str]:
 
 
 @dataclass
-class Server:
+class Process:
+    """A running `diagnoser` process and the file its output goes to."""
+
     process: subprocess.Popen[bytes]
-    port: int
     log: Path
-    client: httpx.Client
 
     @property
     def output(self) -> str:
         """What it printed so far (stdout and stderr)."""
         return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def send(self, number: signal.Signals) -> int | None:
+        """Send `number`; the exit code once the process has ended (None: it runs on)."""
+        self.process.send_signal(number)
+        if number in (signal.SIGSTOP, signal.SIGCONT):
+            return None
+        return self.process.wait(timeout=STOP_DEADLINE_SECONDS)
+
+    def kill(self) -> None:
+        """`kill -9`: no shutdown, no cleanup, as a crash or an OOM kill would."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=STOP_DEADLINE_SECONDS)
+
+
+@dataclass
+class Server(Process):
+    """`diagnoser serve`, on `port`, with a client for it."""
+
+    port: int
+    client: httpx.Client
 
     def wait_ready(self) -> None:
         """Until `/readyz` answers 200; fails with the server's log if it exits first."""
@@ -75,19 +96,6 @@ class Server:
                 pass  # not listening yet
             time.sleep(POLL_SECONDS)
         raise AssertionError(f"not ready within {START_DEADLINE_SECONDS} s:\n{self.output}")
-
-    def send(self, number: signal.Signals) -> int | None:
-        """Send `number`; the exit code once the process has ended (None: it runs on)."""
-        self.process.send_signal(number)
-        if number in (signal.SIGSTOP, signal.SIGCONT):
-            return None
-        return self.process.wait(timeout=STOP_DEADLINE_SECONDS)
-
-    def kill(self) -> None:
-        """`kill -9`: no shutdown, no cleanup, as a crash or an OOM kill would."""
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait(timeout=STOP_DEADLINE_SECONDS)
 
 
 @contextmanager
@@ -111,7 +119,7 @@ def serve(
         )  # fmt: skip
     client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60.0)
     try:
-        yield Server(process, port, log, client)
+        yield Server(process, log, port, client)
     finally:
         client.close()
         if process.poll() is None:
@@ -120,27 +128,8 @@ def serve(
         process.wait(timeout=STOP_DEADLINE_SECONDS)
 
 
-@dataclass
-class Worker:
-    """A running `diagnoser worker` (no port: the test reads the database)."""
-
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    @property
-    def output(self) -> str:
-        return self.log.read_text(encoding="utf-8", errors="replace")
-
-    def send(self, number: signal.Signals) -> int:
-        """Send `number`; the exit code once the process has ended."""
-        self.process.send_signal(number)
-        return self.process.wait(timeout=STOP_DEADLINE_SECONDS)
-
-    def kill(self) -> None:
-        """`kill -9`, as a crash or an OOM kill would."""
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait(timeout=STOP_DEADLINE_SECONDS)
+Worker = Process
+"""A running `diagnoser worker` (no port: a test reads the database)."""
 
 
 @contextmanager
