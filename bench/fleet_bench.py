@@ -33,8 +33,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
@@ -46,12 +44,11 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 from sqlalchemy import func, select  # noqa: E402
 from token_bench import engineer  # noqa: E402
 
-from api.database import connect  # noqa: E402
 from api.schemas import TERMINAL  # noqa: E402
 from api.store import Store  # noqa: E402
 from api.tables import FindingRow  # noqa: E402
 from tests.api.databases import postgres_database  # noqa: E402
-from tests.api.server import Server, Worker, serve, work  # noqa: E402
+from tests.api.server import Server, fleet, until  # noqa: E402
 from tests.fakes.provider import FakeProvider  # noqa: E402
 
 ISSUE = (ROOT / "sample_reports" / "reports" / "issue_load_more_500.md").read_text()
@@ -83,44 +80,6 @@ def distinct(n: int) -> str:
     return ISSUE.replace(EXCEPTION, f"PageOutOfRangeError{n}: page")
 
 
-def until(what: str, ready: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while not ready():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"not within {DEADLINE_SECONDS} s: {what}")
-        time.sleep(0.05)
-
-
-@contextmanager
-def fleet(
-    url: str, workers: int, settings: dict[str, str], home: Path
-) -> Iterator[tuple[Server, list[Worker], Store]]:
-    common = {"DIAGNOSER_DATABASE_URL": url, **settings}
-    with ExitStack() as stack:
-        api = stack.enter_context(serve(
-            {**common, "DIAGNOSER_HOME": str(home / "api")}, log=home / "api.log",
-            args=("--no-jobs",),
-        ))  # fmt: skip
-        api.wait_ready()
-        running = []
-        for n in range(workers):
-            settings_n = {**common, "DIAGNOSER_HOME": str(home / f"w{n}")}
-            running.append(stack.enter_context(work(settings_n, log=home / f"w{n}.log")))
-        engine = connect(url)
-        stack.callback(engine.dispose)
-        store = Store(engine)
-
-        def ready() -> bool:
-            for worker in running:
-                if worker.process.poll() is not None:
-                    raise SystemExit(f"a worker exited:\n{worker.output}")
-            members = store.executors()
-            return len(members) == workers and all(member.ready for member in members)
-
-        until("every worker ready", ready)
-        yield api, running, store
-
-
 def submit(api: Server, count: int, offset: int = 0) -> list[str]:
     ids = []
     for n in range(offset, offset + count):
@@ -146,14 +105,18 @@ def measure(
 ) -> Run:  # fmt: skip
     with (
         tempfile.TemporaryDirectory(prefix="fleet-bench-") as tmp,
-        fleet(url, workers, settings, Path(tmp)) as (api, running, store),
+        fleet(url, Path(tmp), {f"w{n}": {} for n in range(workers)}, settings) as (
+            api,
+            running,
+            store,
+        ),
     ):
         job_ids = submit(api, jobs)
         killed_at: datetime | None = None
         held: set[str] = set()
         if kill:
             until("a third ended", lambda: ended(store, job_ids) >= jobs * KILL_AFTER)
-            victim = running[0]
+            victim = running["w0"]
             name = next(m.id for m in store.executors() if m.pid == victim.process.pid)
             victim.kill()
             killed_at = datetime.now().astimezone()
@@ -199,7 +162,7 @@ def overhead(url: str, args: argparse.Namespace) -> tuple[float, float, int]:
     settings = {"DIAGNOSER_JOB_CONCURRENCY": str(args.concurrency)}
     with (
         tempfile.TemporaryDirectory(prefix="fleet-bench-") as tmp,
-        fleet(url, 1, settings, Path(tmp)) as (api, _running, store),
+        fleet(url, Path(tmp), {"w0": {}}, settings) as (api, _running, store),
     ):
         waits = []
         for n in range(args.overhead_jobs):

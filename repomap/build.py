@@ -96,7 +96,7 @@ def build(
         cached = state.files.get(entry.path)
         hit = _reuse(root, entry, cached)
         if hit is None and entry.path in seeded:
-            hit = _same_content(root, entry, seeded[entry.path])
+            hit = _reuse(root, entry, seeded[entry.path], trust_mtime=False)
             cached = None  # from another tree: this one's cache must be saved
         if hit is None:
             to_parse.append(entry)
@@ -135,12 +135,14 @@ def build(
 
 
 def _reuse(
-    root: Path, entry: FileEntry, cached: cache.CachedFile | None
+    root: Path, entry: FileEntry, cached: cache.CachedFile | None, *, trust_mtime: bool = True
 ) -> cache.CachedFile | None:
-    """The cached tags when the file is unchanged, else None."""
+    """The cached tags when the file is unchanged (the same size, and the same mtime or
+    content hash), else None. `trust_mtime=False` for another tree's cache (a seed's):
+    its mtimes say nothing of this tree's files, so only the hash settles it."""
     if cached is None or cached.size != entry.size:
         return None
-    if cached.mtime_ns == entry.mtime_ns:
+    if trust_mtime and cached.mtime_ns == entry.mtime_ns:
         return cached
     try:
         digest = cache.content_digest((root / entry.path).read_bytes())
@@ -160,20 +162,6 @@ def _seed_files(seed: Path | None, home: Path | None, root: Path) -> dict[str, c
     if seed_root == root:
         return {}
     return dict(cache.load(cache.cache_dir_for(seed_root, home)).files)
-
-
-def _same_content(
-    root: Path, entry: FileEntry, seeded: cache.CachedFile
-) -> cache.CachedFile | None:
-    """The seed's tags when the file's content hash is theirs (its mtime says nothing: the
-    file is another tree's)."""
-    if seeded.size != entry.size or seeded.skip_reason:
-        return None
-    try:
-        digest = cache.content_digest((root / entry.path).read_bytes())
-    except OSError:
-        return None
-    return seeded.moved(entry.mtime_ns) if digest == seeded.digest else None
 
 
 def _repairer(

@@ -17,11 +17,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+
+from api.database import connect
+from api.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 START_DEADLINE_SECONDS = 120.0
@@ -67,11 +70,33 @@ class Process:
             return None
         return self.process.wait(timeout=STOP_DEADLINE_SECONDS)
 
+    def freeze(self) -> None:
+        """SIGSTOP, returning once every thread has stopped (it is delivered
+        asynchronously): from then on the process commits nothing until SIGCONT."""
+        self.send(signal.SIGSTOP)
+        deadline = time.monotonic() + STOP_DEADLINE_SECONDS
+        while not _frozen(self.process.pid):
+            if time.monotonic() > deadline:
+                raise AssertionError("the process did not stop on SIGSTOP")
+            time.sleep(0.001)
+
     def kill(self) -> None:
         """`kill -9`: no shutdown, no cleanup, as a crash or an OOM kill would."""
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(timeout=STOP_DEADLINE_SECONDS)
+
+
+def _frozen(pid: int) -> bool:
+    """Every thread of `pid` is stopped."""
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            state = (task / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:  # a thread that just ended
+            continue
+        if state not in ("T", "t"):
+            return False
+    return True
 
 
 @dataclass
@@ -146,3 +171,52 @@ def work(settings: Mapping[str, str], *, log: Path, args: Sequence[str] = ()) ->
         if process.poll() is None:
             process.kill()
         process.wait(timeout=STOP_DEADLINE_SECONDS)
+
+
+FLEET_DEADLINE_SECONDS = 300.0
+"""Hang guard of a fleet's waits."""
+
+
+def until(
+    what: str, ready: Callable[[], bool], *, deadline: float = FLEET_DEADLINE_SECONDS
+) -> None:
+    """Wait until `ready()` (a hang guard, not a timing)."""
+    end = time.monotonic() + deadline
+    while not ready():
+        if time.monotonic() > end:
+            raise AssertionError(f"not within {deadline} s: {what}")
+        time.sleep(0.05)
+
+
+@contextmanager
+def fleet(
+    url: str, home: Path, workers: Mapping[str, Mapping[str, str]], common: Mapping[str, str]
+) -> Iterator[tuple[Server, dict[str, Worker], Store]]:
+    """`serve --no-jobs` and the named workers on the database `url`, each process with
+    its own data directory under `home`, the `common` settings and a worker's own; when
+    every worker beats and is warm: the server, the workers, and a store on `url` (the
+    caller's view of what they share)."""
+    shared = {"DIAGNOSER_DATABASE_URL": url, **common}
+    with ExitStack() as stack:
+        api = stack.enter_context(serve(
+            {**shared, "DIAGNOSER_HOME": str(home / "api")}, log=home / "api.log",
+            args=("--no-jobs",),
+        ))  # fmt: skip
+        api.wait_ready()  # migrated: the workers start on the schema
+        running = {}
+        for name, own in workers.items():
+            settings = {**shared, "DIAGNOSER_HOME": str(home / name), **own}
+            running[name] = stack.enter_context(work(settings, log=home / f"{name}.log"))
+        engine = connect(url)
+        stack.callback(engine.dispose)
+        store = Store(engine)
+
+        def ready() -> bool:
+            for worker in running.values():
+                if worker.process.poll() is not None:
+                    raise AssertionError(f"a worker exited:\n{worker.output}")
+            members = store.executors()
+            return len(members) == len(running) and all(member.ready for member in members)
+
+        until("every worker ready", ready)
+        yield api, running, store

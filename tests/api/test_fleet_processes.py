@@ -16,76 +16,34 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import func, select, text
 
-from api.database import connect
 from api.schemas import TERMINAL
 from api.store import Store
 from api.tables import FindingRow
 from tests.api.conftest import SAMPLES
 from tests.api.databases import postgres_database
-from tests.api.server import Server, Worker, serve, work
+from tests.api.server import Server, Worker, fleet, until
 
 ISSUE = (SAMPLES / "issue_load_more_500.md").read_text()
 EXCEPTION = "PageOutOfRangeError: page"
 REPORTS = 200
 TAKEOVER_SECONDS = 3
+COMMON = {"DIAGNOSER_TAKEOVER_SECONDS": str(TAKEOVER_SECONDS)}
+RUN_SLICE_SECONDS = 0.01
+"""How long a worker runs between two looks; a diagnosis takes ~30× that."""
 TAKEOVER_SLACK_SECONDS = 10.0
 """Beyond the takeover time: a beat (takeover / 4), the queue's poll (0.25 s) and a busy
 2-core machine running five processes."""
-DEADLINE_SECONDS = 300.0
-"""Hang guard for every wait."""
 
 
 def distinct(n: int) -> str:
     """The sample issue with its exception renamed: a report of its own (no dedupe)."""
     assert EXCEPTION in ISSUE
     return ISSUE.replace(EXCEPTION, f"PageOutOfRangeError{n}: page")
-
-
-def until(what: str, ready: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while not ready():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {DEADLINE_SECONDS} s: {what}")
-        time.sleep(0.05)
-
-
-@contextmanager
-def fleet(tmp_path: Path, url: str, workers: dict[str, dict[str, str]]) -> Iterator[
-    tuple[Server, dict[str, Worker], Store]
-]:  # fmt: skip
-    """`serve --no-jobs` and the named workers (each with its own data directory and
-    extra settings) on `url`, all ready; and the test's own view of the database."""
-    common = {"DIAGNOSER_DATABASE_URL": url, "DIAGNOSER_TAKEOVER_SECONDS": str(TAKEOVER_SECONDS)}
-    with ExitStack() as stack:
-        api = stack.enter_context(serve(
-            {**common, "DIAGNOSER_HOME": str(tmp_path / "api")}, log=tmp_path / "api.log",
-            args=("--no-jobs",),
-        ))  # fmt: skip
-        api.wait_ready()  # migrated: the workers start on the schema
-        running = {}
-        for name, extra in workers.items():
-            settings = {**common, "DIAGNOSER_HOME": str(tmp_path / name), **extra}
-            running[name] = stack.enter_context(work(settings, log=tmp_path / f"{name}.log"))
-        engine = connect(url)
-        stack.callback(engine.dispose)
-        store = Store(engine)
-        until("every worker ready", lambda: _ready(store, running))
-        yield api, running, store
-
-
-def _ready(store: Store, workers: dict[str, Worker]) -> bool:
-    for worker in workers.values():
-        if worker.process.poll() is not None:
-            raise AssertionError(f"a worker exited:\n{worker.output}")
-    members = store.executors()
-    return len(members) == len(workers) and all(member.ready for member in members)
 
 
 def executor_of(store: Store, worker: Worker) -> str:
@@ -100,6 +58,22 @@ def running_under(store: Store, executor: str) -> set[str]:
         if job is not None and job.attempts and job.attempts[-1].executor == executor:
             found.add(job_id)
     return found
+
+
+def catch_running(store: Store, worker: Worker, executor: str) -> set[str]:
+    """Freeze `worker` at a moment it runs jobs (a frozen process commits nothing, so
+    what the database says then is what it held); those jobs. It stays frozen."""
+
+    def held() -> bool:
+        worker.freeze()
+        if running_under(store, executor):
+            return True
+        worker.send(signal.SIGCONT)
+        time.sleep(RUN_SLICE_SECONDS)
+        return False
+
+    until("the worker is caught running a job", held)
+    return running_under(store, executor)
 
 
 def submit(api: Server, count: int) -> list[str]:
@@ -119,14 +93,13 @@ def all_ended(store: Store, job_ids: list[str]) -> bool:
 def test_the_fleet_ends_every_report_once_though_workers_die_and_stop(tmp_path: Path) -> None:
     with postgres_database() as url:
         workers = {"w1": {}, "w2": {"DIAGNOSER_STOP_GRACE_SECONDS": "0"}, "w3": {}}
-        with fleet(tmp_path, url, workers) as (api, running, store):
+        with fleet(url, tmp_path, workers, COMMON) as (api, running, store):
             victim, stopping = executor_of(store, running["w1"]), executor_of(store, running["w2"])
             job_ids = submit(api, REPORTS)
 
-            until("the victim runs a job", lambda: bool(running_under(store, victim)))
+            lost = catch_running(store, running["w1"], victim)  # frozen, holding jobs
             running["w1"].kill()
             killed_at = datetime.now().astimezone()
-            lost = running_under(store, victim)  # a dead process commits nothing more
 
             until("the stopping worker runs a job", lambda: bool(running_under(store, stopping)))
             assert running["w2"].send(signal.SIGTERM) == 143
@@ -168,7 +141,7 @@ def test_the_fleet_limit_bounds_the_jobs_running_at_once(tmp_path: Path) -> None
     with postgres_database() as url:
         limit = {"DIAGNOSER_FLEET_CONCURRENCY": "2", "DIAGNOSER_JOB_CONCURRENCY": "2"}
         workers = {f"w{n}": limit for n in range(4)}
-        with fleet(tmp_path, url, workers) as (api, _running, store):
+        with fleet(url, tmp_path, workers, COMMON) as (api, _running, store):
             job_ids = submit(api, 16)
             until("every job ended", lambda: all_ended(store, job_ids))
             jobs = [store.job(job_id) for job_id in job_ids]

@@ -79,33 +79,12 @@ def reader(url: str) -> Iterator[Store]:
         engine.dispose()
 
 
-def _frozen(pid: int) -> bool:
-    """Every thread of `pid` is stopped (SIGSTOP is delivered asynchronously)."""
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            state = (task / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:  # a thread that just ended
-            continue
-        if state not in ("T", "t"):
-            return False
-    return True
-
-
-def _freeze(server: Server) -> None:
-    server.send(signal.SIGSTOP)
-    deadline = time.monotonic() + STOP_DEADLINE_SECONDS
-    while not _frozen(server.process.pid):
-        if time.monotonic() > deadline:
-            raise AssertionError("the server did not stop on SIGSTOP")
-        time.sleep(0.001)
-
-
 def catch_investigating(server: Server, store: Store, job_ids: list[str]) -> dict[str, Seen]:
     """Freeze the server at a moment a job is investigating (it stays frozen until sent
     SIGCONT or killed); what each job was then."""
     deadline = time.monotonic() + CATCH_DEADLINE_SECONDS
     while time.monotonic() < deadline:
-        _freeze(server)
+        server.freeze()
         try:
             seen = {job_id: _seen(store, job_id) for job_id in job_ids}
         except OperationalError:  # frozen inside an SQLite lock the reader needs: go on
