@@ -1,7 +1,8 @@
 """A git repository served end to end (issue 25 §2): a bare repository named by a
-`file://` URL; a signed Sentry webhook whose event names a release, and a `/diagnose`
-report naming a commit, each get a Finding read from that commit's snapshot, its
-provenance naming the commit; a release that is not there is said."""
+`file://` URL; a signed Sentry webhook whose event names a release, a GitHub issue whose
+form states its version, and a `/diagnose` report naming a commit, each get a Finding
+read from that commit's snapshot, its provenance naming the commit; a release that is
+not there is said."""
 
 from __future__ import annotations
 
@@ -73,6 +74,20 @@ def test_a_bare_repository_is_diagnosed_at_the_release_each_report_names(
         )
         posted = client.post("/diagnose", json={"report": {"text": trace, "commit": second[:10]}})
         by_commit = wait_for_job(client, posted.json()["job_id"])
+        # `v1.0.0`: the tag itself, and another revision than the Sentry event's `1.0.0`,
+        # so not folded into that job though the crash is the same
+        issue = json.dumps({
+            "action": "opened", "repository": {"full_name": "acme/app"},
+            "issue": {"number": 3, "title": "divide fails", "html_url": "https://x/3",
+                      "body": f"### Version\n\nv1.0.0\n\n```\n{trace}```\n"},
+        }).encode()  # fmt: skip
+        signed = hmac.new(SECRETS["github_secret"].encode(), issue, hashlib.sha256).hexdigest()
+        github = client.post("/webhooks/github", content=issue, headers={
+            "X-Hub-Signature-256": f"sha256={signed}", "X-GitHub-Delivery": "g-1",
+            "X-GitHub-Event": "issues", "Content-Type": "application/json",
+        })  # fmt: skip
+        assert github.status_code == 202, github.text
+        by_issue = wait_for_job(client, github.json()["job_id"])
         unknown = client.post(
             "/diagnose", json={"report": {"text": trace + "again\n", "release": "9.9.9"}}
         )
@@ -80,7 +95,7 @@ def test_a_bare_repository_is_diagnosed_at_the_release_each_report_names(
         findings = {
             name: client.get(f"/findings/{job['finding_id']}").json()["finding"]
             for name, job in (("release", by_release), ("commit", by_commit),
-                              ("unknown", by_unknown))
+                              ("unknown", by_unknown), ("issue", by_issue))
         }  # fmt: skip
     release, at_commit, missing = (findings[k] for k in ("release", "commit", "unknown"))
     assert release["provenance"]["commit"] == first and release["provenance"]["revision_note"] == ""
@@ -89,4 +104,5 @@ def test_a_bare_repository_is_diagnosed_at_the_release_each_report_names(
     assert at_commit["files"][0]["end_line"] == 6  # the second commit's
     assert missing["provenance"]["commit"] == second  # the default ref, said:
     assert "'9.9.9' is not in app" in missing["provenance"]["revision_note"]
+    assert findings["issue"]["provenance"]["commit"] == first  # its `### Version` field
     assert git(origin, "status", "--porcelain") == ""

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from diagnoser.constants import MAX_FRAMES, MAX_REPORT_BYTES, MAX_TRACES
+from diagnoser.constants import MAX_FRAMES, MAX_REPORT_BYTES, MAX_REVISION_CHARS, MAX_TRACES
 from diagnoser.intake.payloads._fields import Cap, Node
 from diagnoser.intake.payloads.errors import IntakeError
 from diagnoser.intake.report import (
@@ -137,6 +137,8 @@ def make_report(
     rating: int | None = None,
     url: str | None = None,
     metadata: dict[str, Any] | None = None,
+    commit: str | None = None,
+    release: str | None = None,
 ) -> ReportIn:
     """A validated `ReportIn` for the payload `node` belongs to; an empty text is an error
     naming `text_field`, a text over `MAX_TEXT_CHARS` is cut (noted in `node.cuts`)."""
@@ -155,6 +157,8 @@ def make_report(
             title=clip(title, 1_000),
             platform=clip(platform, 200),
             app_version=clip(app_version, 200),
+            commit=clip(commit, MAX_REVISION_CHARS),
+            release=clip(release, MAX_REVISION_CHARS),
             rating=rating,
             url=clip(url, 4_000),
             metadata={k: v for k, v in (metadata or {}).items() if v is not None},

@@ -1,7 +1,9 @@
 """GitHub `issues` webhook → `Intake` (WEBHOOKS.md §6).
 
 Only the text is taken: the markdown body is kept as written (traces sit in ``` fences
-and are parsed later from `report.text`), so `traces` is always empty.
+and are parsed later from `report.text`), so `traces` is always empty. An issue carries no
+ref or SHA of its own; the commit or release its body states as a field (an issue
+form's `### Version`, a `Commit: …` line) is the report's (`intake.stated`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from diagnoser.intake.payloads._render import clip, join_text, make_report
 from diagnoser.intake.payloads.errors import IntakeError
 from diagnoser.intake.payloads.result import Intake
 from diagnoser.intake.report import Source
+from diagnoser.intake.stated import stated_revision
 
 ACCEPTED_ACTIONS = ("opened", "edited", "reopened")
 """Actions whose issue text is worth diagnosing; closing, labelling etc. are not."""
@@ -38,6 +41,7 @@ def from_github(payload: object) -> Intake:
     labels = [label.text("name") for label in issue.children("labels", LABELS)]
     user = issue.maybe_child("user")
     repository = top.maybe_child("repository")
+    stated = stated_revision(body or "")
     report = make_report(
         issue,
         text=join_text([f"# {title}" if title.strip() else None, body]),
@@ -45,6 +49,8 @@ def from_github(payload: object) -> Intake:
         text_field=issue.at("body"),
         title=clip(title),
         url=issue.text("html_url"),
+        commit=stated.commit,
+        release=stated.release,
         metadata={
             "provider": "github",
             "action": action,
