@@ -9,7 +9,9 @@ a 2xx that says "accepted" (or "duplicate", by `delivery_id`) for the rest.
 | `sentry`   | `Request-ID`         | resource[.action]         | `SENTRY_RESOURCES`       |
 |            |                      |                           | (`issue`: `created` only)|
 | `github`   | `X-GitHub-Delivery`  | `X-GitHub-Event`[.action] | `issues` with an action  |
-|            |                      |                           | in `GITHUB_ISSUE_ACTIONS`|
+|            |                      |                           | in `GITHUB_ISSUE_ACTIONS`;|
+|            |                      |                           | `check_run.completed`    |
+|            |                      |                           | that failed              |
 | `bugsnag`  | sha256 of the body   | `trigger.type`            | `BUGSNAG_TRIGGERS`       |
 | `rollbar`  | sha256 of the body   | `event_name`              | `ROLLBAR_EVENTS`         |
 | `standard` | `webhook-id`         | `type`                    | every event              |
@@ -79,6 +81,10 @@ triage of an issue already diagnosed."""
 GITHUB_ISSUES_EVENT = "issues"
 GITHUB_PING_EVENT = "ping"
 GITHUB_ISSUE_ACTIONS = frozenset({"opened", "reopened"})
+GITHUB_CHECK_RUN_EVENT = "check_run"
+"""A CI check: diagnosed when it completed and failed, at its `head_sha`."""
+GITHUB_CHECK_COMPLETED = "completed"
+GITHUB_FAILED_CONCLUSIONS = frozenset({"failure", "timed_out"})
 """Not `edited`: GitHub sends it for every title or body change, ticking a task-list
 checkbox included, and each would start a new investigation of the same issue. The
 report arrives with `opened`; `reopened` says it came back."""
@@ -188,14 +194,33 @@ def _github(headers: Mapping[str, str], body: bytes) -> Delivery:
         return Delivery("github", delivery_id, kind, False, GITHUB_PING_EVENT)
     if kind is None:  # cannot tell: intake reads it as an issues body or says why not
         return Delivery("github", delivery_id, "", True)
-    if kind != GITHUB_ISSUES_EVENT:
-        return _ignored("github", delivery_id, kind, f"github event {kind!r}")
+    if kind == GITHUB_CHECK_RUN_EVENT:
+        return _check_run(delivery_id, body)
+    if kind == GITHUB_ISSUES_EVENT:
+        return _issue(delivery_id, body)
+    return _ignored("github", delivery_id, kind, f"github event {kind!r}")
+
+
+def _issue(delivery_id: str, body: bytes) -> Delivery:
     action = _top_text(body, "action", GITHUB_ISSUE_ACTIONS)
     if action is None:
-        return Delivery("github", delivery_id, kind, True)
-    event = f"{kind}.{action}"
+        return Delivery("github", delivery_id, GITHUB_ISSUES_EVENT, True)
+    event = f"{GITHUB_ISSUES_EVENT}.{action}"
     if action not in GITHUB_ISSUE_ACTIONS:
         return _ignored("github", delivery_id, event, f"github {event!r}")
+    return Delivery("github", delivery_id, event, True)
+
+
+def _check_run(delivery_id: str, body: bytes) -> Delivery:
+    """A check run that completed and failed is acted on; one still running or that
+    passed (or was skipped, cancelled…) is not."""
+    action = _top_text(body, "action", None)
+    event = f"{GITHUB_CHECK_RUN_EVENT}.{action}" if action else GITHUB_CHECK_RUN_EVENT
+    if action is not None and action != GITHUB_CHECK_COMPLETED:
+        return _ignored("github", delivery_id, event, f"github {event!r}")
+    conclusion = _text(_object(_json(body), "check_run"), "conclusion")
+    if conclusion is not None and conclusion not in GITHUB_FAILED_CONCLUSIONS:
+        return _ignored("github", delivery_id, event, f"a check run that ended {conclusion!r}")
     return Delivery("github", delivery_id, event, True)
 
 

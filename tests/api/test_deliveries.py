@@ -199,6 +199,38 @@ def test_github_ping_and_other_events_are_ignored() -> None:
     assert not comment.act
 
 
+CHECK_RUN = {
+    "name": "tests", "head_sha": "0123456789abcdef0123456789abcdef01234567",
+    "output": {"title": "1 failed", "summary": "FAILED tests/test_app.py::test_divide"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("conclusion", ["failure", "timed_out"])
+def test_github_acts_on_a_check_run_that_failed(conclusion: str) -> None:
+    run = CHECK_RUN | {"status": "completed", "conclusion": conclusion}
+    raw, headers = body({"action": "completed", "check_run": run}), github_headers("check_run")
+    delivery = inspect("github", headers, raw)
+    assert delivery == Delivery("github", GITHUB_DELIVERY, "check_run.completed", True)
+    assert_intake_accepts(delivery, raw, headers)
+
+
+@pytest.mark.parametrize(
+    ("action", "conclusion", "reason"),
+    [
+        ("completed", "success", "a check run that ended 'success' is not acted on"),
+        ("completed", "cancelled", "a check run that ended 'cancelled' is not acted on"),
+        ("created", None, "github 'check_run.created' is not acted on"),
+        ("rerequested", None, "github 'check_run.rerequested' is not acted on"),
+    ],
+)
+def test_github_ignores_a_check_run_that_did_not_fail(
+    action: str, conclusion: str | None, reason: str
+) -> None:
+    raw = body({"action": action, "check_run": CHECK_RUN | {"conclusion": conclusion}})
+    delivery = inspect("github", github_headers("check_run"), raw)
+    assert not delivery.act and delivery.reason == reason
+
+
 def test_github_undecidable_deliveries_are_acted_on() -> None:
     assert inspect("github", github_headers("issues"), b"\xff\xfe not json").act
     assert inspect("github", github_headers("issues"), body({"issue": GITHUB_ISSUE})).act

@@ -1,6 +1,7 @@
 """A git repository served end to end (issue 25 §2): a bare repository named by a
 `file://` URL; a signed Sentry webhook whose event names a release, a GitHub issue whose
-form states its version, and a `/diagnose` report naming a commit, each get a Finding
+form states its version, a failed GitHub check run (its `head_sha`), and a `/diagnose`
+report naming a commit, each get a Finding
 read from that commit's snapshot, its provenance naming the commit; a release that is
 not there is said."""
 
@@ -46,6 +47,14 @@ def _signed(body: bytes, request_id: str) -> dict[str, str]:
     }  # fmt: skip
 
 
+def _github(body: bytes, delivery: str, event: str) -> dict[str, str]:
+    signed = hmac.new(SECRETS["github_secret"].encode(), body, hashlib.sha256).hexdigest()
+    return {
+        "X-Hub-Signature-256": f"sha256={signed}", "X-GitHub-Delivery": delivery,
+        "X-GitHub-Event": event, "Content-Type": "application/json",
+    }  # fmt: skip
+
+
 def test_a_bare_repository_is_diagnosed_at_the_release_each_report_names(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -81,13 +90,21 @@ def test_a_bare_repository_is_diagnosed_at_the_release_each_report_names(
             "issue": {"number": 3, "title": "divide fails", "html_url": "https://x/3",
                       "body": f"### Version\n\nv1.0.0\n\n```\n{trace}```\n"},
         }).encode()  # fmt: skip
-        signed = hmac.new(SECRETS["github_secret"].encode(), issue, hashlib.sha256).hexdigest()
-        github = client.post("/webhooks/github", content=issue, headers={
-            "X-Hub-Signature-256": f"sha256={signed}", "X-GitHub-Delivery": "g-1",
-            "X-GitHub-Event": "issues", "Content-Type": "application/json",
-        })  # fmt: skip
+        github = client.post(
+            "/webhooks/github", content=issue, headers=_github(issue, "g-1", "issues")
+        )
         assert github.status_code == 202, github.text
         by_issue = wait_for_job(client, github.json()["job_id"])
+        check = json.dumps({
+            "action": "completed", "repository": {"full_name": "acme/app"},
+            "check_run": {"name": "pytest", "head_sha": first, "conclusion": "failure",
+                          "output": {"title": "1 failed", "text": trace.replace("6", "2")}},
+        }).encode()  # fmt: skip
+        ci = client.post(
+            "/webhooks/github", content=check, headers=_github(check, "g-2", "check_run")
+        )
+        assert ci.status_code == 202, ci.text
+        by_check = wait_for_job(client, ci.json()["job_id"])
         unknown = client.post(
             "/diagnose", json={"report": {"text": trace + "again\n", "release": "9.9.9"}}
         )
@@ -95,7 +112,7 @@ def test_a_bare_repository_is_diagnosed_at_the_release_each_report_names(
         findings = {
             name: client.get(f"/findings/{job['finding_id']}").json()["finding"]
             for name, job in (("release", by_release), ("commit", by_commit),
-                              ("unknown", by_unknown), ("issue", by_issue))
+                              ("unknown", by_unknown), ("issue", by_issue), ("check", by_check))
         }  # fmt: skip
     release, at_commit, missing = (findings[k] for k in ("release", "commit", "unknown"))
     assert release["provenance"]["commit"] == first and release["provenance"]["revision_note"] == ""
@@ -105,4 +122,5 @@ def test_a_bare_repository_is_diagnosed_at_the_release_each_report_names(
     assert missing["provenance"]["commit"] == second  # the default ref, said:
     assert "'9.9.9' is not in app" in missing["provenance"]["revision_note"]
     assert findings["issue"]["provenance"]["commit"] == first  # its `### Version` field
+    assert findings["check"]["provenance"]["commit"] == first  # the check run's head_sha
     assert git(origin, "status", "--porcelain") == ""

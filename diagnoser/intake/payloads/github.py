@@ -24,7 +24,9 @@ LABELS = Cap(MAX_LABELS, "labels", "the first")
 
 
 def from_github(payload: object) -> Intake:
-    """One `X-GitHub-Event: issues` body."""
+    """One `X-GitHub-Event: issues` body, or a `check_run` one (it holds a `check_run`)."""
+    if isinstance(payload, dict) and isinstance(payload.get("check_run"), dict):
+        return _from_check_run(payload)
     top = root(payload, "github issues")
     action = top.required_text("action")
     ctx = f"github issues {action}"
@@ -62,3 +64,30 @@ def from_github(payload: object) -> Intake:
         },
     )
     return Intake(report=report, traces=(), truncated=tuple(issue.cuts))
+
+
+def _from_check_run(payload: object) -> Intake:
+    """A failed CI check: its name and output (title, summary, text: where a CI puts the
+    failing test and its traceback), at the commit it ran on (`head_sha`)."""
+    top = root(payload, "github check_run")
+    run = replace(top, ctx="github check_run").child("check_run")
+    name = run.text("name") or "check"
+    output = run.maybe_child("output")
+    parts = [output.text(key) for key in ("title", "summary", "text")] if output else []
+    repository = top.maybe_child("repository")
+    report = make_report(
+        run,
+        text=join_text([f"# {name} failed ({run.text('conclusion') or 'failure'})", *parts]),
+        source=Source.CRASH_LOG,
+        text_field=run.at("output"),
+        title=clip(f"{name} failed"),
+        url=run.text("html_url"),
+        commit=run.text("head_sha"),
+        metadata={
+            "provider": "github",
+            "event": "check_run",
+            "conclusion": run.text("conclusion"),
+            "repository": repository.text("full_name") if repository else None,
+        },
+    )
+    return Intake(report=report, traces=(), truncated=tuple(run.cuts))

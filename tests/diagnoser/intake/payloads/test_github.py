@@ -73,3 +73,22 @@ def test_labels_and_an_oversized_body_are_cut_and_noted() -> None:
         "github issues opened: 150 labels in issue.labels; kept the first 100",
         "github issues opened: report text of 2,500,005 characters; kept the first 2,000,000",
     )
+
+
+def test_a_failed_check_run_is_its_output_at_its_commit() -> None:
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    intake = from_github({
+        "action": "completed", "repository": {"full_name": "acme/app"},
+        "check_run": {
+            "name": "pytest", "head_sha": sha, "conclusion": "failure",
+            "html_url": "https://github.com/acme/app/runs/1",
+            "output": {"title": "1 failed", "summary": "FAILED tests/test_app.py::test_divide",
+                       "text": "ZeroDivisionError: division by zero"},
+        },
+    })  # fmt: skip
+    report = intake.report
+    assert report.commit == sha and report.source is Source.CRASH_LOG
+    assert report.text.startswith("# pytest failed (failure)")
+    assert "FAILED tests/test_app.py::test_divide" in report.text
+    assert "ZeroDivisionError" in report.text
+    assert report.metadata["event"] == "check_run"
