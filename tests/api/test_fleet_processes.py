@@ -1,6 +1,9 @@
 """A fleet of real processes on a fresh PostgreSQL database (issue 25 §3): one
 `diagnoser serve --no-jobs` takes the reports, `diagnoser worker`s run them.
 
+- A Sentry webhook naming a release, for a repository given as a bare `file://` git
+  URL: the worker's Finding is read from that release's snapshot.
+
 - 200 distinct reports; one worker `kill -9`-ed mid-burst and never restarted, another
   stopped with SIGTERM and no grace mid-burst: every report ends in exactly one terminal
   job with at most one Finding, and the killed worker's running jobs are run again by
@@ -24,9 +27,11 @@ from sqlalchemy import func, select, text
 from api.schemas import TERMINAL
 from api.store import Store
 from api.tables import FindingRow
-from tests.api.conftest import SAMPLES
+from tests.api.conftest import SAMPLES, SECRETS
 from tests.api.databases import postgres_database
 from tests.api.server import Server, Worker, fleet, until
+from tests.api.test_git_repos import DIVIDE, MOVED, sentry_event, signed
+from tests.diagnoser.git_repo import commit, git, make_git_repo, needs_git
 
 ISSUE = (SAMPLES / "issue_load_more_500.md").read_text()
 EXCEPTION = "PageOutOfRangeError: page"
@@ -154,3 +159,38 @@ def test_the_fleet_limit_bounds_the_jobs_running_at_once(tmp_path: Path) -> None
         most = max(most, at_once)
     assert most <= 2, most
     assert len({a.executor for job in jobs if job for a in job.attempts}) >= 2  # shared out
+
+
+@needs_git
+def test_a_worker_diagnoses_a_webhook_at_the_release_of_a_bare_repository(tmp_path: Path) -> None:
+    """Webhook → the API process → a job on a `diagnoser worker` → a Finding read from the
+    snapshot of the release the event names, the repository given as a `file://` URL."""
+    origin = make_git_repo(tmp_path / "origin", {"app.py": DIVIDE})
+    tagged = git(origin, "rev-parse", "HEAD")
+    git(origin, "tag", "v1.0.0")
+    commit(origin, {"app.py": MOVED}, "move divide down")
+    bare = tmp_path / "app.git"
+    git(tmp_path, "clone", "-q", "--bare", str(origin), str(bare))
+    settings = {
+        **COMMON, "DIAGNOSER_REPOS": f"app=file://{bare}",
+        "DIAGNOSER_SENTRY_SECRET": SECRETS["sentry_secret"],
+    }  # fmt: skip
+    with postgres_database() as url, fleet(url, tmp_path, {"w1": {}}, settings) as (api, _, store):
+        event = sentry_event("1.0.0", 2)
+        answer = api.client.post("/webhooks/sentry", content=event, headers=signed(event, "r1"))
+        assert answer.status_code == 202, answer.text
+        job_id = answer.json()["job_id"]
+        until(
+            "the job ended",
+            lambda: (job := store.job(job_id)) is not None and job.finding_id is not None,
+        )
+        job = store.job(job_id)
+        assert job is not None and job.finding_id is not None
+        found = store.finding(job.finding_id)
+        [worker] = [member.id for member in store.executors()]  # --no-jobs runs none
+    assert found is not None
+    _summary, finding = found
+    assert finding.provenance.commit == tagged and finding.provenance.revision_note == ""
+    assert finding.files[0].path == "app.py" and finding.files[0].end_line == 2
+    assert [a.executor for a in job.attempts] == [worker]  # run by the worker process
+    assert git(origin, "status", "--porcelain") == ""

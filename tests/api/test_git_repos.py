@@ -25,7 +25,7 @@ DIVIDE = "def divide(a, b):\n    return a / b\n\n\ndef main():\n    print(divide
 MOVED = "import math\n\n\n# moved down\n" + DIVIDE
 
 
-def _sentry(release: str, divide_line: int) -> bytes:
+def sentry_event(release: str, divide_line: int) -> bytes:
     frames = [
         {"filename": "app.py", "function": "main", "lineno": divide_line + 4, "in_app": True},
         {"filename": "app.py", "function": "divide", "lineno": divide_line, "in_app": True},
@@ -39,7 +39,7 @@ def _sentry(release: str, divide_line: int) -> bytes:
     return json.dumps({"action": "created", "data": {"error": event}}).encode()
 
 
-def _signed(body: bytes, request_id: str) -> dict[str, str]:
+def signed(body: bytes, request_id: str) -> dict[str, str]:
     digest = hmac.new(SECRETS["sentry_secret"].encode(), body, hashlib.sha256).hexdigest()
     return {
         "Content-Type": "application/json", "Sentry-Hook-Signature": digest,
@@ -48,9 +48,9 @@ def _signed(body: bytes, request_id: str) -> dict[str, str]:
 
 
 def _github(body: bytes, delivery: str, event: str) -> dict[str, str]:
-    signed = hmac.new(SECRETS["github_secret"].encode(), body, hashlib.sha256).hexdigest()
+    digest = hmac.new(SECRETS["github_secret"].encode(), body, hashlib.sha256).hexdigest()
     return {
-        "X-Hub-Signature-256": f"sha256={signed}", "X-GitHub-Delivery": delivery,
+        "X-Hub-Signature-256": f"sha256={digest}", "X-GitHub-Delivery": delivery,
         "X-GitHub-Event": event, "Content-Type": "application/json",
     }  # fmt: skip
 
@@ -72,8 +72,8 @@ def test_a_bare_repository_is_diagnosed_at_the_release_each_report_names(
     with TestClient(create_app(settings)) as client:
         hook = client.post(
             "/webhooks/sentry",
-            content=_sentry("1.0.0", 2),
-            headers=_signed(_sentry("1.0.0", 2), "r1"),
+            content=sentry_event("1.0.0", 2),
+            headers=signed(sentry_event("1.0.0", 2), "r1"),
         )
         assert hook.status_code == 202, hook.text
         by_release = wait_for_job(client, hook.json()["job_id"])
