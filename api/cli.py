@@ -29,10 +29,8 @@ from pydantic import ValidationError
 
 from api import runner, workers
 from api.app import build_service, create_app
-from api.database import connect
 from api.server import connection_limits, server_config
 from api.settings import ServiceSettings, load_service_settings
-from api.store import Store
 from diagnoser import ConfigError
 from diagnoser.cli import EXIT_USAGE
 from diagnoser.cli import main as diagnoser_main
@@ -165,11 +163,7 @@ def work(argv: Sequence[str]) -> int:
     try:
         settings = with_flags(load_service_settings(), args)
         if args.check:
-            store = Store(connect(settings.database_url or default_database_url()))
-            try:
-                health = runner.check(settings, store)
-            finally:
-                store.engine.dispose()
+            health = runner.check(settings)
             print(health.line)
             return 0 if health.ready else 1
         service = build_service(settings, role=WORKER)

@@ -29,10 +29,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from types import FrameType
 
+from sqlalchemy.exc import SQLAlchemyError
+
+from api.database import connect
 from api.service import Service
 from api.settings import ServiceSettings
 from api.store import Executor, Store
 from api.store.transactions import utcnow
+from diagnoser.redact import scrub
+from diagnoser.settings import default_database_url
 
 log = logging.getLogger(__name__)
 PROG = "diagnoser worker"
@@ -112,8 +117,18 @@ def health(
     return Health(True, f"{executor_id}: ready ({where}, seen {age:.1f} s ago)")
 
 
-def check(settings: ServiceSettings, store: Store) -> Health:
+def check(settings: ServiceSettings) -> Health:
+    """`--check`: this machine's worker's health, from its row in the database; a
+    database that cannot be read is a health that says so, not a traceback."""
     executor_id = settings.executor()
-    return health(
-        store.executor(executor_id), executor_id, takeover=settings.takeover_seconds, now=utcnow()
-    )
+    url = settings.database_url or default_database_url()
+    engine = connect(url)  # a malformed URL: ConfigError, for the caller's one line
+    try:
+        member = Store(engine).executor(executor_id)
+    except SQLAlchemyError as exc:
+        lines = str(getattr(exc, "orig", None) or exc).strip().splitlines() or ["unreachable"]
+        reason = scrub(lines[0], url)
+        return Health(False, f"{executor_id}: the database cannot be read: {reason}")
+    finally:
+        engine.dispose()
+    return health(member, executor_id, takeover=settings.takeover_seconds, now=utcnow())

@@ -96,3 +96,17 @@ def test_a_job_records_who_ran_it_and_metrics_name_the_runner(client: TestClient
     page = client.get("/metrics").text
     assert value(page, "diagnoser_executor", executor=service.jobs.executor_id) == 1
     assert value(page, "diagnoser_fleet_executors", state="alive") == 1
+
+
+def test_worker_check_on_a_database_it_cannot_read_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DIAGNOSER_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("DIAGNOSER_REPOS", f"demo={DEMO}")
+    monkeypatch.setenv("DIAGNOSER_DATABASE_URL", "postgresql://u:hunter2@127.0.0.1:1/x")
+    code, said = _check()
+    assert code == 1 and ": the database cannot be read: " in said, said
+    assert said.count("\n") == 1 and "hunter2" not in said
+    monkeypatch.setenv("DIAGNOSER_DATABASE_URL", f"sqlite:///{tmp_path / 'empty.sqlite'}")
+    code, said = _check()  # never migrated: no executors table
+    assert code == 1 and ": the database cannot be read: " in said, said
