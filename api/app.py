@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -105,7 +104,7 @@ def create_app(
         if not service.jobs.runner:  # a web worker: its threads only serve requests
             to_thread.current_default_thread_limiter().total_tokens = WEB_WORKER_THREADS
         await run_in_threadpool(service.jobs.launch)  # DBOS refuses to start on a loop
-        threading.Thread(target=_warm, args=(service,), name="warm", daemon=True).start()
+        threading.Thread(target=service.warm, name="warm", daemon=True).start()
         try:
             yield
         finally:
@@ -133,17 +132,6 @@ def create_app(
     app.add_middleware(MeasureRequests, metrics=service.metrics, routes=app.router.routes)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
-
-
-def _warm(service: Service) -> None:
-    for name in service.workspaces.names():
-        started = time.monotonic()
-        try:
-            service.workspaces.warm(name)
-        except Exception:
-            log.exception("could not index repo %s", name)
-            continue
-        log.info("repo %s indexed in %.1f s", name, time.monotonic() - started)
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:

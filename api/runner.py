@@ -62,7 +62,7 @@ def run(service: Service) -> int:
     previous = {number: signal.signal(number, stop) for number in STOP_SIGNALS}
     try:
         service.jobs.launch()
-        threading.Thread(target=_warm, args=(service,), name="warm", daemon=True).start()
+        threading.Thread(target=_warm_then_ready, args=(service,), name="warm", daemon=True).start()
         stopped.wait()
         held = service.jobs.held()
         service.jobs.shutdown()
@@ -82,13 +82,9 @@ def run(service: Service) -> int:
     return code
 
 
-def _warm(service: Service) -> None:
-    """Index every served repository, then say the worker is ready."""
-    for name in service.workspaces.names():
-        try:
-            service.workspaces.warm(name)
-        except Exception:
-            log.exception("could not index repo %s", name)
+def _warm_then_ready(service: Service) -> None:
+    """Index every served repository, then say the worker is ready (`--check`)."""
+    service.warm()
     service.jobs.fleet.ready = True
 
 

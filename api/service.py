@@ -10,6 +10,7 @@ intake runs in the job (`api.jobs.prepare`), which folds identical reports there
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -23,9 +24,10 @@ from api.metrics import Metrics
 from api.schemas import Accepted, JobOut, WebhookAck
 from api.settings import ServiceSettings
 from api.store import Queue, Store
-from diagnoser import ReportIn
+from diagnoser import DiagnoserError, ReportIn
 from diagnoser.intake import report_fingerprint
 from diagnoser.registry import Workspaces
+from repomap import RepoMapError
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +73,22 @@ class Service:
             known = f"configured: {listed}" if reveal else "GET /repos lists them, with a key"
             raise ApiError(404, f"no repo named {requested!r}; {known}")
         return requested
+
+    def warm(self) -> None:
+        """Index every served repository now (blocking: the start's background thread).
+        One that cannot be read (a folder gone, a git remote that does not answer) is
+        one log line, and `/readyz` keeps saying so; a bug is a traceback."""
+        for name in self.workspaces.names():
+            started = time.monotonic()
+            try:
+                self.workspaces.warm(name)
+            except (DiagnoserError, RepoMapError) as exc:
+                log.error("could not index repo %s: %s", name, exc)
+                continue
+            except Exception:
+                log.exception("could not index repo %s", name)
+                continue
+            log.info("repo %s indexed in %.1f s", name, time.monotonic() - started)
 
     def submit(self, repo: str, report: ReportIn) -> Accepted:
         """Queue a diagnosis, or attach to the job answering an identical report."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
+import time
 from pathlib import Path
 
 import pytest
@@ -124,3 +126,24 @@ def test_a_bare_repository_is_diagnosed_at_the_release_each_report_names(
     assert findings["issue"]["provenance"]["commit"] == first  # its `### Version` field
     assert findings["check"]["provenance"]["commit"] == first  # the check run's head_sha
     assert git(origin, "status", "--porcelain") == ""
+
+
+def test_a_git_remote_that_does_not_answer_is_one_log_line_and_not_ready(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("DIAGNOSER_HOME", str(tmp_path / "home"))
+    settings = ServiceSettings(
+        database_url=f"sqlite:///{tmp_path / 'db.sqlite'}", repos={},
+        git_repos={"gone": f"file://{tmp_path / 'nowhere.git'}"},
+    )  # fmt: skip
+    with (
+        caplog.at_level(logging.INFO, logger="api.service"),
+        TestClient(create_app(settings)) as client,
+    ):
+        deadline = time.monotonic() + 60
+        while "could not index repo gone" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ready = client.get("/readyz")
+    [record] = [r for r in caplog.records if "could not index repo gone" in r.getMessage()]
+    assert record.exc_info is None and "git clone" in record.getMessage()  # no traceback
+    assert ready.status_code == 503
