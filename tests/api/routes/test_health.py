@@ -10,7 +10,6 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine
 
-import api.app
 from api import ServiceSettings, create_app
 from api.metrics import CONTENT_TYPE
 from api.service import Service
@@ -23,7 +22,7 @@ def cold(
     service_settings: ServiceSettings, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[TestClient]:
     """A running app whose repos are not indexed until the test warms them."""
-    monkeypatch.setattr(api.app, "_warm", lambda _service: None)
+    monkeypatch.setattr(Service, "warm", lambda _service: None)
     with TestClient(create_app(service_settings)) as client:
         yield client
 

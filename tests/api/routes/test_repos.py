@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-import api.app
 from api import ServiceSettings, create_app
 from api.routes.repos import MAX_MAP_TOKENS
 from api.service import Service
@@ -29,7 +28,7 @@ def _files_in_order(map_text: str) -> list[str]:
 def test_repos_lists_demo_cold_before_its_index_is_built(
     service_settings: ServiceSettings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(api.app, "_warm", lambda _service: None)  # no background warm-up
+    monkeypatch.setattr(Service, "warm", lambda _service: None)  # no background warm-up
     with TestClient(create_app(service_settings)) as client:
         listed = client.get("/repos").json()
         assert listed == [{"name": "demo", "files": None, "commit": None, "warm": False}]
