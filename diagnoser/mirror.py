@@ -21,6 +21,7 @@ helper, and a URL's password never appears in a message (`redact_url`).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import shutil
@@ -38,6 +39,7 @@ from diagnoser.constants import MAX_REVISION_CHARS
 from diagnoser.errors import ToolError
 from diagnoser.redact import redact_url, scrub
 
+log = logging.getLogger(__name__)
 FETCH_SECONDS = 300.0
 """The default ref is fetched again when it was last fetched longer ago than this."""
 FRUITLESS_FETCH_SECONDS = 30.0
@@ -112,21 +114,23 @@ class Mirror:
             self._ensure()
             if asked is None or not asked.strip():
                 if time.monotonic() - self._fetched > self.fetch_seconds:
-                    self._fetch()
+                    self._refresh()
                 return Resolved(self._default(), None)
             asked = asked.strip()
             found = self._find(asked)
+            unfetched = ""
             if found is None and time.monotonic() - self._fruitless >= FRUITLESS_FETCH_SECONDS:
-                self._fetch()
+                unfetched = self._refresh()
                 found = self._find(asked)
                 if found is None:
                     self._fruitless = time.monotonic()
             if found is not None:
                 return Resolved(found, asked)
             default = self._default()
+            why = f" (fetching failed: {unfetched})" if unfetched else ""
             note = (
                 f"the release or commit {asked[:MAX_REVISION_CHARS]!r} is not in {self.name} "
-                f"({self.shown}): diagnosed {self.default_ref} at {default[:12]} instead"
+                f"({self.shown}){why}: diagnosed {self.default_ref} at {default[:12]} instead"
             )
             return Resolved(default, asked, note)
 
@@ -178,6 +182,16 @@ class Mirror:
         finally:
             _remove(staging)
         self._fetched = time.monotonic()
+
+    def _refresh(self) -> str:
+        """Fetch; when the remote does not answer, go on with what the mirror has (a
+        stale tree beats a failed diagnosis) and return why, else ""."""
+        try:
+            self._fetch()
+        except ToolError as exc:
+            log.warning("%s: %s; using the mirror as last fetched", self.name, exc)
+            return str(exc)
+        return ""
 
     def _fetch(self) -> None:
         _git(self.path, "fetch", "--prune", "--quiet", "origin", what=f"fetch {self.shown}",

@@ -134,3 +134,18 @@ def test_made_up_releases_cost_one_fetch_per_interval(
     assert mirror.resolve(later).note  # within the interval: not fetched for
     monkeypatch.setattr(mirror, "_fruitless", -float("inf"))  # the interval has passed
     assert mirror.resolve(later).commit == later
+
+
+def test_a_remote_gone_quiet_leaves_the_mirror_as_last_fetched(
+    origin: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    root, first, second = origin
+    mirror = _mirror(root, tmp_path / "home")
+    mirror.resolve(None)
+    moved = root.rename(tmp_path / "moved")  # the remote no longer answers
+    mirror.fetch_seconds = 0  # a refresh is due
+    assert mirror.resolve(None).commit == second  # what the mirror has
+    assert mirror.resolve(first).commit == first
+    missing = mirror.resolve("7.7.7")
+    assert missing.commit == second and "fetching failed: git fetch" in missing.note
+    assert moved.is_dir()
