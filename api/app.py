@@ -28,8 +28,9 @@ from api.auth import KEY_HEADER, Guard, KeyGate
 from api.backpressure import Backpressure
 from api.database import connect, is_sqlite, migrate, normalise_url
 from api.docs import DOCS_PATH, REDOC_PATH, mount_docs
-from api.jobs import Jobs, Runtime
+from api.jobs import Runtime
 from api.metrics import MeasureRequests, Metrics
+from api.queue import Jobs
 from api.routes import diagnose, findings, health, jobs, repos, webhooks
 from api.schemas import DiagnoseIn
 from api.service import Service

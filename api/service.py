@@ -19,8 +19,8 @@ from api.auth import Guard
 from api.backpressure import Backpressure
 from api.errors import ApiError
 from api.inputs import DIAGNOSE
-from api.jobs import Jobs
 from api.metrics import Metrics
+from api.queue import Jobs
 from api.schemas import Accepted, JobOut, WebhookAck
 from api.settings import ServiceSettings
 from api.store import Queue, Store

@@ -34,7 +34,7 @@ from api.app import build_service
 from api.auth import FailureThrottle
 from api.backpressure import DEPTH_CACHE_SECONDS, MAX_STREAMS_PER_JOB, Backpressure
 from api.inputs import DIAGNOSE
-from api.jobs import Jobs
+from api.queue import Jobs
 from api.service import Service
 from api.tables import ReportRow
 from tests.api.conftest import DEMO, SAMPLES, SECRETS
