@@ -6,6 +6,7 @@
 #               run the tests
 #   make demo     diagnose one sample report with the CLI (no service)
 #   make browser  install Debian's chromium for the browser tests, only if it is missing
+#   make sandbox  install Debian's bubblewrap (and nodejs) for --verify, only if missing
 PYTHON ?= python3.11
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -13,9 +14,13 @@ STAMP := $(VENV)/.installed
 # The browser tests drive Debian's chromium through Playwright: Playwright's own browser
 # download needs a host that is unreachable here and in air-gapped deployments.
 CHROMIUM := /usr/bin/chromium
+# --verify runs a report's reproducer under bubblewrap (JavaScript ones with Node.js);
+# the tests run real sandboxes.
+BWRAP := /usr/bin/bwrap
+NODE := /usr/bin/node
 PYTEST_WORKERS ?= auto
 
-.PHONY: run demo test install lint typecheck browser postgres clean
+.PHONY: run demo test install lint typecheck browser sandbox postgres clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python 3.11+) on PATH" >&2; exit 1; }
@@ -41,16 +46,26 @@ typecheck: $(STAMP)
 
 browser: $(CHROMIUM)
 
-# A file target: make runs it only when the binary is missing. sudo only when not root;
+sandbox: $(BWRAP) $(NODE)
+
+# File targets: make runs one only when its binary is missing. sudo only when not root;
 # the lock timeout waits for another apt-get instead of failing at once.
-$(CHROMIUM):
-	@command -v apt-get >/dev/null || { echo "no apt-get: install chromium at $@ by hand" >&2; exit 1; }
-	@if [ "$$(id -u)" = 0 ]; then sudo=; \
+APT_INSTALL = command -v apt-get >/dev/null || { echo "no apt-get: install $(1) by hand" >&2; exit 1; }; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
 	elif command -v sudo >/dev/null; then sudo=sudo; \
-	else echo "installing chromium needs root or sudo" >&2; exit 1; fi; \
-	echo "installing Debian's chromium for the browser tests"; \
+	else echo "installing $(1) needs root or sudo" >&2; exit 1; fi; \
+	echo "installing Debian's $(1) $(2)"; \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq && \
-	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq chromium
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $(1)
+
+$(CHROMIUM):
+	@$(call APT_INSTALL,chromium,for the browser tests)
+
+$(BWRAP):
+	@$(call APT_INSTALL,bubblewrap,for the sandboxed runs of --verify)
+
+$(NODE):
+	@$(call APT_INSTALL,nodejs,for the JavaScript reproducers of --verify)
 
 # The API tests run on PostgreSQL too (127.0.0.1:5432, database `test`) and fail when it
 # is down: start the installed cluster if it is not answering.
@@ -61,7 +76,7 @@ postgres:
 
 # On every core (pytest-xdist); tests/hostile runs whole on one worker (tests/scheduling.py).
 # PYTEST_WORKERS=0 runs them in this process, one at a time.
-test: lint typecheck browser postgres
+test: lint typecheck browser sandbox postgres
 	$(VENV)/bin/pytest -q -n $(PYTEST_WORKERS)
 
 clean:

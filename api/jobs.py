@@ -38,6 +38,7 @@ from diagnoser.intake import Intake, IntakeError, ReportIn, report_fingerprint
 from diagnoser.models import RoleModels
 from diagnoser.pipeline import Event, diagnose
 from diagnoser.registry import Workspaces
+from diagnoser.verify import Logs
 from repomap import RepoMapError
 
 log = logging.getLogger(__name__)
@@ -213,11 +214,21 @@ def finish(job_id: str, result: Investigated) -> str:
     finding = Finding.model_validate_json(result.finding_json) if result.finding_json else None
     done = rt.store.finish(
         job_id, result.state, reason=result.reason, finding=finding,
-        window=rt.settings.dedupe_window_seconds,
+        window=rt.settings.dedupe_window_seconds, logs=run_logs(finding),
     )  # fmt: skip
     if finding is not None and done.finding_id:
         rt.metrics.observe_finding(finding)
     return done.state.value
+
+
+def run_logs(finding: Finding | None) -> dict[str, str]:
+    """The logs `finding` references, from this process's data directory (the one that ran
+    them); a log it no longer has (this step re-run on another executor) is left out."""
+    if finding is None:
+        return {}
+    refs = [finding.reproduction.log, *(change.tested.log for change in finding.changes)]
+    found = {ref: Logs().load(ref) for ref in refs if ref}
+    return {ref: text for ref, text in found.items() if text is not None}
 
 
 @DBOS.workflow(name=RETENTION_WORKFLOW)

@@ -28,11 +28,12 @@ from api.schemas import TERMINAL
 from api.settings import ServiceSettings
 from api.statements import CLAIMS, DELIVERIES, JOBS, OCCURRENCES, REPORTS
 from api.store import Store
-from api.tables import AttemptRow, EventRow, FindingRow
+from api.tables import AttemptRow, EventRow, FindingRow, RunLogRow
 
 ATTEMPTS = cast(Table, AttemptRow.__table__)
 EVENTS = cast(Table, EventRow.__table__)
 FINDINGS = cast(Table, FindingRow.__table__)
+RUN_LOGS = cast(Table, RunLogRow.__table__)
 SWEEP_CRON = "0 */10 * * * *"
 """Every ten minutes (DBOS cron, seconds first): a sweep of a large database reads one
 row per input, so not much more often; an hour's growth between sweeps at the webhook
@@ -157,7 +158,7 @@ def remove(connection: Connection, report_ids: Iterable[str]) -> int:
     if not ids:
         return 0
     job_ids = list(connection.execute(select(JOBS.c.id).where(JOBS.c.report_id.in_(ids))).scalars())
-    for table in (ATTEMPTS, EVENTS, FINDINGS, DELIVERIES, CLAIMS):
+    for table in (ATTEMPTS, EVENTS, RUN_LOGS, FINDINGS, DELIVERIES, CLAIMS):
         connection.execute(delete(table).where(table.c.job_id.in_(job_ids)))
     connection.execute(
         delete(OCCURRENCES).where(

@@ -1,7 +1,8 @@
-"""Stored rows: reports (raw input kept, rejected ones too), jobs, events, findings,
-occurrences, webhook deliveries and the fingerprint claims that make identical reports
-attach to one job. The schema is created and upgraded by the Alembic migrations in
-`api/migrations/`, never by `create_all`; request and response shapes are in `schemas`.
+"""Stored rows: reports (raw input kept, rejected ones too), jobs, events, findings and
+their sandboxed runs' logs, occurrences, webhook deliveries and the fingerprint claims
+that make identical reports attach to one job. The schema is created and upgraded by the
+Alembic migrations in `api/migrations/`, never by `create_all`; request and response
+shapes are in `schemas`.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ DELIVERY_ID_LENGTH = 256
 """`deliveries.delivery_id`: longer provider ids are hashed (`api.deliveries`)."""
 EXECUTOR_ID_LENGTH = 128
 """An executor id (`diagnoser.executor.EXECUTOR_ID_PATTERN`)."""
+LOG_REF_LENGTH = 16
+"""A run log's reference: 16 hex digits (`diagnoser.verify.logs.REF_PATTERN`)."""
 HOST_LENGTH = 255
 """`executors.host`: a host name, cut to this."""
 
@@ -155,6 +158,17 @@ class FindingRow(Base):
     body: Mapped[str] = mapped_column(Text)
     """The Finding as JSON."""
     __table_args__ = (Index("ix_findings_created", "created_at", "id"),)
+
+
+class RunLogRow(Base):
+    """A sandboxed run's log (`diagnoser.verify.Logs`), kept with the job whose Finding
+    references it (`reproduction.log`, `changes[].tested.log`): any API process serves it,
+    whichever worker ran it."""
+
+    __tablename__ = "run_logs"
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id"), primary_key=True)
+    ref: Mapped[str] = mapped_column(String(LOG_REF_LENGTH), primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
 
 
 class OccurrenceRow(Base):

@@ -50,7 +50,7 @@ from pydantic_ai.providers.openai import OpenAIProvider  # noqa: E402
 from diagnoser.agent import BATCH_HINT, SUSPECTS_HEADER  # noqa: E402
 from diagnoser.candidates import rank_candidates  # noqa: E402
 from diagnoser.draft import Draft  # noqa: E402
-from diagnoser.finding import Change, Level, Location, Role, RootCause  # noqa: E402
+from diagnoser.finding import Level, Location, ProposedChange, Role, RootCause  # noqa: E402
 from diagnoser.intake import ReportIn, Source, Trace, from_payload  # noqa: E402
 from diagnoser.intake.mentions import find_mentions  # noqa: E402
 from diagnoser.pipeline import ground_finding, intake, investigate, structure  # noqa: E402
@@ -314,7 +314,7 @@ def _draft(request: Request) -> Draft:
                 reason="the suspect the report's signals point at, read and confirmed",
             )
         ],
-        changes=[Change(path=path, summary=f"handle the failing case in {symbol or path}")],
+        changes=[ProposedChange(path=path, summary=f"handle the failing case in {symbol or path}")],
         complexity=Level.LOW,
         risk=Level.LOW,
         rationale="a local change at the fault",

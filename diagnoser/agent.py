@@ -43,6 +43,8 @@ SUSPECTS_HEADER = (
     "confirm or reject them by reading."
 )
 """The first line of the suspects block in the instructions (`suspect_hints`)."""
+PROBE_TOOL = "reproduce"
+"""The deep-dive's tool that runs the explorer's own reproducer; offered only with a probe."""
 TOOL_RETRIES = 2
 """Times a tool call whose arguments do not validate may be retried."""
 REFUSED = "refused:"
@@ -84,6 +86,9 @@ class ExplorerDeps:
     """Repo map size in the instructions."""
     keep_tool_results: int | None = KEEP_TOOL_RESULTS
     """Tool results kept whole in the history (older ones trimmed); None keeps all."""
+    probe: Callable[[str], str] | None = None
+    """Runs a script the explorer writes in the sandbox (`diagnoser.verify.Probes`);
+    None: the `reproduce` tool is not offered."""
     map_text: str | None = field(default=None, init=False)
     """The focused map, rendered at the run's first request and reused at every later
     one: the instructions are then the same prefix at every request (prompt caching)."""
@@ -101,7 +106,9 @@ async def offered_tools(
     """Only the current stage's tools are offered (and so callable). Called before every
     model request, so the budget sees each one (and may end the stage first)."""
     ctx.deps.budget.before_request(ctx.deps.funnel, ctx.usage)
-    return [d for d in definitions if ctx.deps.funnel.allows(d.name)]
+    probing = ctx.deps.probe is not None
+    return [d for d in definitions
+            if ctx.deps.funnel.allows(d.name) and (probing or d.name != PROBE_TOOL)]  # fmt: skip
 
 
 def suspect_hints(suspects: Sequence[Suspect]) -> str:
@@ -334,6 +341,22 @@ def conclude(ctx: RunContext[ExplorerDeps]) -> str:
     """Stop investigating; write the report next."""
     ctx.deps.funnel.conclude()
     return "write the report now, in the template"
+
+
+@explorer.tool(sequential=True, name=PROBE_TOOL)
+def reproduce(ctx: RunContext[ExplorerDeps], code: str) -> str:
+    """Run a Python script you write that should fail the way the report says, in a
+    sandboxed throwaway copy of the repository (working directory: its root, importable).
+    Answers whether it reproduced the failure, with the run's traceback. For reports
+    without a runnable example; at most 2 runs.
+
+    Args:
+        code: the script (at most 8000 characters)
+    """
+    probe = ctx.deps.probe
+    if probe is None:
+        return _call(ctx, "script", lambda: _refuse("running code is off for this repository"))
+    return _call(ctx, f"{len(code)} chars of script", lambda: probe(code))
 
 
 def _near_focus(deps: ExplorerDeps, path: str) -> bool:

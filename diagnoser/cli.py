@@ -2,7 +2,8 @@
 
     diagnoser diagnose [--repo PATH] [REPORT_FILE | -] [--format json|markdown|sarif]
                        [--model offline] [--formatter-model MODEL] [--fallback-models M,…]
-                       [--provider sentry|github|…]
+                       [--provider sentry|github|…] [--verify [--python PYTHON]]
+    diagnoser log REF
     diagnoser repomap PATH [--tokens N] [--focus …]
     diagnoser doctor [--model MODEL] [--formatter-model MODEL] [--fallback-models M,…]
 
@@ -67,7 +68,22 @@ def parser() -> argparse.ArgumentParser:
         "(default: DIAGNOSER_FORMATTER_MODEL, else the explorer's own; offline needs none)",
     )
     run.add_argument("--fallback-models", help=FALLBACK_HELP)
+    run.add_argument(
+        "--verify",
+        action="store_true",
+        default=None,
+        help="run the report's reproducer (a failing test it names, or its Python code) in a "
+        "bubblewrap sandbox on a throwaway copy; this RUNS the repository's code and code "
+        "from the report (default: DIAGNOSER_VERIFY, off)",
+    )
+    run.add_argument(
+        "--python",
+        help="the interpreter --verify runs with; it should have the project's dependencies "
+        "(default: DIAGNOSER_VERIFY_PYTHON, else python3 on PATH)",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    log = commands.add_parser("log", help="print a sandboxed run's log (a Finding's log reference)")
+    log.add_argument("ref", help="the reference: 16 hex digits, as in reproduction.log")
     repomap = commands.add_parser("repomap", help="print the repo map (same as python -m repomap)")
     repomap.add_argument("args", nargs=argparse.REMAINDER)
     check = commands.add_parser(

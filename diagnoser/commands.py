@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from pydantic import ValidationError
 
 from diagnoser.cli import DEFAULT_REPO, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from diagnoser.constants import MAX_PAYLOAD_BYTES, MAX_REPORT_BYTES
-from diagnoser.doctor import check_models, run_checks
+from diagnoser.doctor import check_models, check_verification, run_checks
 from diagnoser.errors import ConfigError, DiagnoserError
 from diagnoser.intake import (
     Intake,
@@ -29,9 +30,13 @@ from diagnoser.models import check_endpoints, resolve_models
 from diagnoser.pipeline import Event, State, diagnose
 from diagnoser.render import to_json, to_markdown, to_sarif_json
 from diagnoser.settings import Settings, check_data_home, default_database_url, load_settings
+from diagnoser.verify import Logs
 from diagnoser.workspace import Workspace
 from repomap import RepoMapError
 
+LOG_REFERENCE = (
+    "a reference is the 16 hex digits of a Finding's reproduction.log or a change's tested.log"
+)
 RENDERERS = {"json": to_json, "markdown": to_markdown, "sarif": to_sarif_json}
 
 
@@ -49,17 +54,26 @@ def run(args: argparse.Namespace) -> int:
         check_data_home()
     except ConfigError as exc:
         return _usage(str(exc))
-    if args.command == "repomap":
-        return run_repomap(args, settings)
-    return run_diagnose(args, settings)
+    return COMMANDS[args.command](args, settings)
 
 
 class _BadInput(Exception):
     """What is wrong with the command's input, in words for the user (exit 2)."""
 
 
+def run_log(args: argparse.Namespace, settings: Settings) -> int:
+    """Print a sandboxed run's stored log."""
+    text = Logs().load(args.ref)
+    if text is None:
+        return _usage(f"no run log {args.ref!r} in this data directory; {LOG_REFERENCE}")
+    sys.stdout.write(text if text.endswith("\n") else f"{text}\n")
+    return EXIT_OK
+
+
 def run_diagnose(args: argparse.Namespace, settings: Settings) -> int:
     sink = None if args.quiet else _progress
+    asked = {"verify": args.verify, "verify_python": args.python}
+    settings = settings.model_copy(update={k: v for k, v in asked.items() if v is not None})
     try:  # models first: a typo in a flag should not wait for an index build
         models = resolve_models(
             settings, model=args.model, formatter_model=args.formatter_model,
@@ -133,7 +147,7 @@ def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
     checks = run_checks(
         demo_repo=DEFAULT_REPO, database_url=database_url, repos=settings.repos,
         deny=settings.deny_list(), executor=settings.executor(), git_repos=settings.git_repos,
-        models=check_models(
+        verification=check_verification(settings), models=check_models(
             settings, model=args.model, formatter_model=args.formatter_model,
             fallback_models=args.fallback_models,
         ),
@@ -150,3 +164,10 @@ def _progress(event: Event) -> None:
 def _usage(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
     return EXIT_USAGE
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], int]] = {
+    "diagnose": run_diagnose, "repomap": run_repomap, "log": run_log,
+}  # fmt: skip
+"""What each command runs once the settings and the data directory are checked (the
+doctor reports those as checks of its own)."""

@@ -39,6 +39,15 @@ MODEL_REQUEST_SECONDS = 120.0
 RUN_TIMEOUT_SECONDS = 300.0
 """One diagnosis, every step included, ends `timed_out` after this long."""
 
+VERIFY_SECONDS = 120.0
+"""All sandboxed runs of one diagnosis (`diagnoser.verify`): well inside a run's timeout."""
+VERIFY_RUN_SECONDS = 60.0
+"""One sandboxed run: a test module or a snippet, with the interpreter's start-up."""
+VERIFY_MEMORY_BYTES = 2 * 1024**3
+"""Address space of each process of a run: room for a test suite, not for a runaway."""
+VERIFY_PROCESSES = 128
+"""Processes and threads of a run at once: a test's workers, not a fork bomb."""
+
 DEMO_REPO = Path(__file__).resolve().parent.parent / "sample_reports" / "demo_app"
 """The demo application: a new user sees real findings at once (the default repository)."""
 

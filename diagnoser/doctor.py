@@ -14,6 +14,7 @@ import os
 import socket
 import sqlite3
 import subprocess
+import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -25,6 +26,8 @@ from diagnoser.errors import ConfigError
 from diagnoser.models import OFFLINE, TRIAGE_NOT_OFFLINE, Endpoint, is_offline, resolve_model
 from diagnoser.redact import redact_url, scrub
 from diagnoser.settings import Settings, check_data_home
+from diagnoser.verify.runner import PythonRunner, RuntimeMissing
+from diagnoser.verify.sandbox import Sandbox, SandboxUnavailable
 from repomap import DenyList, data_home
 from repomap.coverage import check_coverage
 from repomap.errors import InvalidRepoError
@@ -47,6 +50,12 @@ EXPLORERS_FORMATTER = (
 EXECUTOR_NOTE = (
     "(the job runner's name in the fleet and in each job's record; DIAGNOSER_EXECUTOR_ID)"
 )
+VERIFY_OFF = (
+    "off: nothing of a repository or a report is run (--verify, DIAGNOSER_VERIFY=1, or "
+    "DIAGNOSER_VERIFY_REPOS per repository in the service)"
+)
+VERSION_PROBE = "import sys; print(sys.version.split()[0])"
+SHOWN_OUTPUT_CHARS = 300
 PROBE_TIMEOUT_SECONDS = 5.0
 PROBE_FILE = ".doctor"
 POSTGRES_PORT = 5432
@@ -71,10 +80,12 @@ def run_checks(
     deny: DenyList | None = None,
     executor: str | None = None,
     git_repos: Mapping[str, str] | None = None,
+    verification: Sequence[Check] = (),
 ) -> list[Check]:
     """Every check, in order; `models` are the model checks (`check_models`), `repos`
     names the repositories served (each checked for what its map would index),
-    `executor` the id this machine's job runner records its jobs under."""
+    `executor` the id this machine's job runner records its jobs under, `verification`
+    the sandbox's checks (`check_verification`)."""
     checks = [check_grammars(), check_data_directory(data_home())]
     checks.append(check_database(database_url))
     if executor is not None:
@@ -83,6 +94,37 @@ def run_checks(
     checks.append(Check("demo repository", demo_repo.is_dir(), str(demo_repo)))
     checks += [check_repository(name, path, deny) for name, path in (repos or {}).items()]
     checks += [check_git_repository(name, source) for name, source in (git_repos or {}).items()]
+    checks += verification
+    return checks
+
+
+def check_verification(settings: Settings) -> list[Check]:
+    """Off: one line saying so. On (`verify`, or any `verify_repos`): bubblewrap is
+    there, and each interpreter starts inside a real sandbox."""
+    wanted = {"": settings.verify_python} if settings.verify else {}
+    wanted |= dict(settings.verify_repos)
+    if not wanted:
+        return [Check("verification", True, VERIFY_OFF)]
+    try:
+        sandbox = Sandbox.find()
+    except SandboxUnavailable as exc:
+        return [Check("sandbox", False, str(exc))]
+    checks = [Check("sandbox", True, f"{sandbox.bwrap} (nothing runs outside it)")]
+    for name, python in wanted.items():
+        label = f"verification runtime of {name}" if name else "verification runtime"
+        try:
+            runner = PythonRunner.find(python)
+            home = check_data_home()
+            with tempfile.TemporaryDirectory(dir=home) as copy:
+                run = sandbox.run([runner.python, "-c", VERSION_PROBE], copy=Path(copy),
+                                  binds=runner.binds(), env=runner.environment("", ()))  # fmt: skip
+        except (RuntimeMissing, SandboxUnavailable, ConfigError, OSError) as exc:
+            checks.append(Check(label, False, str(exc)))
+            continue
+        said = run.output.strip()[:SHOWN_OUTPUT_CHARS]
+        passed = run.exit_code == 0
+        detail = f"Python {said} runs sandboxed" if passed else f"the sandboxed run failed: {said}"
+        checks.append(Check(label, passed, f"{runner.python}: {detail}"))
     return checks
 
 

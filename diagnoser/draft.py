@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from diagnoser.finding import Change, Level, Location, RootCause
+from diagnoser.finding import Level, Location, ProposedChange, RootCause
 
 
 class Draft(BaseModel):
@@ -25,7 +25,7 @@ class Draft(BaseModel):
     root_cause: RootCause
     files: list[Location] = Field(default_factory=list)
     """Relevance order: the first is the most likely fault location."""
-    changes: list[Change] = Field(default_factory=list)
+    changes: list[ProposedChange] = Field(default_factory=list)
     """Proposed changes, each to one file, with a unified diff when one is given."""
     complexity: Level = Level.MEDIUM
     """How hard the change is; medium when the report does not say."""

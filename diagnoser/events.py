@@ -1,8 +1,8 @@
 """The pipeline's states, its one transition table, and the events a run emits.
 
     received → classified → not_actionable
-                          → mapped → exploring → deep_dive → reporting → structuring
-                                   → grounding → complete
+                          → (reproducing →) mapped → exploring → deep_dive → reporting → structuring
+                                   → grounding → (testing →) complete
     every state that is not terminal → failed | timed_out
 
 `Recorder` keeps one run's state and its events. Every event is made, numbered and
@@ -33,12 +33,14 @@ class State(StrEnum):
     RECEIVED = "received"  # a report arrived
     CLASSIFIED = "classified"  # intake ran: frames, mentions, classification
     NOT_ACTIONABLE = "not_actionable"  # praise, feature request…: no model call (terminal)
+    REPRODUCING = "reproducing"  # the report's reproducer runs in a sandbox (opt-in)
     MAPPED = "mapped"  # frames mapped onto the repository, map focused
     EXPLORING = "exploring"  # funnel stage 1
     DEEP_DIVE = "deep_dive"  # funnel stage 2
     REPORTING = "reporting"  # funnel stage 3: the markdown report
     STRUCTURING = "structuring"  # template → Finding
     GROUNDING = "grounding"  # Finding checked against the files
+    TESTING = "testing"  # proposed changes run in a sandbox (after a reproduced failure)
     COMPLETE = "complete"  # terminal
     FAILED = "failed"  # terminal, with a reason
     TIMED_OUT = "timed_out"  # terminal: the run's one timeout fired, in whatever state
@@ -50,13 +52,15 @@ _STOP = frozenset({State.FAILED, State.TIMED_OUT})
 
 TRANSITIONS: dict[State, frozenset[State]] = {
     State.RECEIVED: frozenset({State.CLASSIFIED}) | _STOP,
-    State.CLASSIFIED: frozenset({State.NOT_ACTIONABLE, State.MAPPED}) | _STOP,
+    State.CLASSIFIED: frozenset({State.NOT_ACTIONABLE, State.REPRODUCING, State.MAPPED}) | _STOP,
+    State.REPRODUCING: frozenset({State.MAPPED}) | _STOP,
     State.MAPPED: frozenset({State.EXPLORING}) | _STOP,
     State.EXPLORING: frozenset({State.DEEP_DIVE, State.REPORTING}) | _STOP,
     State.DEEP_DIVE: frozenset({State.REPORTING}) | _STOP,
     State.REPORTING: frozenset({State.STRUCTURING}) | _STOP,
     State.STRUCTURING: frozenset({State.GROUNDING}) | _STOP,
-    State.GROUNDING: frozenset({State.COMPLETE}) | _STOP,
+    State.GROUNDING: frozenset({State.TESTING, State.COMPLETE}) | _STOP,
+    State.TESTING: frozenset({State.COMPLETE}) | _STOP,
 }
 """Every allowed transition; anything else is a bug and raises. Terminal states have none."""
 

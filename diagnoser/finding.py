@@ -1,10 +1,12 @@
 """`Finding`: the output contract — what a diagnosis says, grounded against the repository.
 
 The first entry of `files` is the most likely fault location. `status` is earned by
-grounding (`grounding.py`), never claimed by a model: `verified` needs every location and
-change to check out and at least one grounded fault location. `suspects` is the ranked
-list beside them: computed by us from the report (`diagnoser.suspects`), never by a model,
-and a hint, not a checked fact.
+grounding (`grounding.py`), never claimed by a model: `grounded` needs every cited
+location and change to check out against the files and at least one grounded fault
+location — it means the citations are real, not that anything was run. What was run
+says `reproduction` (the report's failure, at the base commit) and each change's
+`tested`. `suspects` is the ranked list beside them: computed by us from the report
+(`diagnoser.suspects`), never by a model, and a hint, not a checked fact.
 """
 
 from __future__ import annotations
@@ -24,9 +26,25 @@ class Role(StrEnum):
 
 
 class Status(StrEnum):
-    VERIFIED = "verified"  # every location and change grounded, with a fault location
-    PARTIALLY_VERIFIED = "partially_verified"  # some dropped; a grounded fault remains
-    UNVERIFIED = "unverified"  # no grounded fault location
+    """How much of a Finding's citations checked out against the files (not a run)."""
+
+    GROUNDED = "grounded"  # every location and change grounded, with a fault location
+    PARTIALLY_GROUNDED = "partially_grounded"  # some dropped; a grounded fault remains
+    UNGROUNDED = "ungrounded"  # no grounded fault location
+
+    @classmethod
+    def _missing_(cls, value: object) -> Status | None:
+        """A legacy name (`verified` …) read as its new one: stored and sent Findings
+        written before the rename still validate."""
+        return LEGACY_STATUSES.get(value) if isinstance(value, str) else None
+
+
+LEGACY_STATUSES: dict[str, Status] = {
+    "verified": Status.GROUNDED,
+    "partially_verified": Status.PARTIALLY_GROUNDED,
+    "unverified": Status.UNGROUNDED,
+}
+"""The statuses' names before issue 26, accepted on input (never written) for one release."""
 
 
 class Level(StrEnum):
@@ -64,14 +82,108 @@ class Location(BaseModel):
         return self
 
 
-class Change(BaseModel):
+class TestStatus(StrEnum):
+    __test__ = False  # a contract type, not a pytest test class
+
+    PASSED = "passed"  # the tests ran with the change applied and passed
+    FAILED = "failed"  # they ran and failed (`detail` says what)
+    NOT_RUN = "not_run"  # nothing ran (`detail` says why, when there is a reason)
+
+
+class Tested(BaseModel):
+    """What running the tests with one proposed change applied showed."""
+
+    __test__ = False  # a contract type, not a pytest test class
     model_config = ConfigDict(frozen=True)
+
+    status: TestStatus = TestStatus.NOT_RUN
+    command: str = ""
+    """What ran, as a shell would show it; empty when nothing ran."""
+    log: str | None = None
+    """Reference to the run's stored output (`diagnoser log REF` prints it)."""
+    detail: str = ""
+    """Why, in words: what failed, or why it was not run."""
+
+
+class ProposedChange(BaseModel):
+    """A change as a report proposes it: what a `Draft` holds, nothing we compute."""
+
+    # A `Change` put where a ProposedChange goes (a Finding's changes into a Draft) is
+    # read as a ProposedChange: a Draft never holds a `tested`, and equals its parse.
+    model_config = ConfigDict(frozen=True, revalidate_instances="subclass-instances")
 
     path: str = Field(min_length=1)
     summary: str = Field(min_length=1)
     rationale: str = ""
     diff: str | None = None
     """A unified diff against the current file, when one is proposed."""
+
+
+class Origin(StrEnum):
+    MODEL = "model"  # the explorer proposed it
+    TEMPLATE = "template"  # a repair template at the blamed line, kept only when a run passed it
+
+
+class Change(ProposedChange):
+    """A proposed change in a Finding: grounded against the files, and maybe tested."""
+
+    tested: Tested = Field(default_factory=Tested)
+    """Whether the repository's tests were run with this change applied, and how it went."""
+    origin: Origin = Origin.MODEL
+    """Who made it: the explorer, or a repair template (`diagnoser.verify.templates`: shown
+    only when its `tested` is `passed`)."""
+
+
+class ReproductionStatus(StrEnum):
+    # failed at base the way the report says: its exception type, a frame in the repository
+    REPRODUCED = "reproduced"
+    DIFFERENT_FAILURE = "different_failure"  # failed, but not that way
+    NOT_REPRODUCED = "not_reproduced"  # ran clean
+    # off, no sandbox, no runtime, no reproducer (`reason` says which)
+    NOT_ATTEMPTED = "not_attempted"
+    ERROR = "error"  # the sandbox or the runtime failed (`reason` says why)
+
+
+class ReproducerSource(StrEnum):
+    NAMED_TEST = "named_test"  # a failing test the report names
+    SNIPPET = "snippet"  # runnable code the report carries
+    EXPLORER_TEST = "explorer_test"  # a test the explorer wrote
+
+
+VERIFY_OFF_REASON = "verification is off (--verify or DIAGNOSER_VERIFY=1 turns it on)"
+"""`Reproduction.reason` when nothing was tried because verification is off (the default)."""
+
+
+class RunFrame(BaseModel):
+    """One frame of a run's traceback, inside the repository."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str = Field(min_length=1)
+    """Repo-relative."""
+    line: int = Field(ge=1)
+    function: str | None = None
+
+
+class Reproduction(BaseModel):
+    """Running the report's failure at the base commit: what ran, and whether it failed
+    the way the report says."""
+
+    status: ReproductionStatus = ReproductionStatus.NOT_ATTEMPTED
+    reason: str = VERIFY_OFF_REASON
+    """The status in words: why it counts as reproduced, or why nothing was run."""
+    source: ReproducerSource | None = None
+    """Where the code that ran came from; None when nothing was found to run."""
+    command: str = ""
+    """What ran, as a shell would show it."""
+    exception: str = ""
+    """The run's exception line, e.g. `KeyError: 'name'`."""
+    frames: list[RunFrame] = Field(default_factory=list)
+    """The run's frames inside the repository, outermost first."""
+    seconds: float = Field(default=0.0, ge=0.0)
+    """How long the run took."""
+    log: str | None = None
+    """Reference to the run's stored output (`diagnoser log REF` prints it)."""
 
 
 class BlastRadius(BaseModel):
@@ -112,6 +224,13 @@ class Usage(BaseModel):
     """Input tokens the provider wrote to its prompt cache (Anthropic reports them)."""
 
 
+class Localization(StrEnum):
+    """Where the signal that placed the fault location came from."""
+
+    REPORT = "report"  # the report's own text and traces
+    REPRODUCTION = "reproduction"  # the traceback of a run that reproduced the failure
+
+
 class Provenance(BaseModel):
     repo: str = ""
     commit: str | None = None
@@ -143,6 +262,8 @@ class Provenance(BaseModel):
     """The sum of `costs`; None when any model's price is unknown."""
     durations: dict[str, float] = Field(default_factory=dict)
     """Seconds per pipeline state."""
+    localized_from: Localization = Localization.REPORT
+    """Where the fault location's signal came from: the report, or a reproducing run."""
 
 
 MAX_SUSPECTS = 10
@@ -190,7 +311,11 @@ class Finding(BaseModel):
     changes: list[Change] = Field(default_factory=list)
     risk: Risk = Field(default_factory=Risk)
     checks: list[Check] = Field(default_factory=list)
-    status: Status = Status.UNVERIFIED
+    status: Status = Status.UNGROUNDED
+    """Whether the cited locations and changes checked out against the files: set by
+    grounding, and no claim that anything ran (`reproduction`, `Change.tested` say that)."""
+    reproduction: Reproduction = Field(default_factory=Reproduction)
+    """Running the report's failure at the base commit, when verification is on."""
     provenance: Provenance = Field(default_factory=Provenance)
     report_markdown: str = ""
     """The explorer's raw report."""

@@ -20,13 +20,13 @@ MAX_FOCUS = 5
 
 class Stage(StrEnum):
     EXPLORE = "explore"  # grep, read_range, list_dir, find_symbol, focus
-    DEEP_DIVE = "deep_dive"  # read_range on focused files and neighbours, conclude
+    DEEP_DIVE = "deep_dive"  # read_range on focused files and neighbours, reproduce, conclude
     REPORT = "report"  # no tools: write the template
 
 
 STAGE_TOOLS: dict[Stage, frozenset[str]] = {
     Stage.EXPLORE: frozenset({"grep", "read_range", "list_dir", "find_symbol", "focus"}),
-    Stage.DEEP_DIVE: frozenset({"read_range", "conclude"}),
+    Stage.DEEP_DIVE: frozenset({"read_range", "reproduce", "conclude"}),
     Stage.REPORT: frozenset(),
 }
 """All transitions of the funnel, in one table: which tools each stage offers."""

@@ -5,8 +5,9 @@
 with a message precise enough to send back to a model as a retry ("lines 40-48 are past
 the end of notes/store.py (31 lines)"). `ground` drops what fails, records a `Check` for
 every location and change, computes the blast radius from the symbol index and sets the
-status: `verified` only when everything holds and a fault location is grounded. Status,
-checks and blast radius are never taken from a model: a Draft has no such fields.
+status: `grounded` only when everything holds and a fault location is grounded — the
+citations check out against the files; nothing is run here. Status, checks and blast
+radius are never taken from a model: a Draft has no such fields.
 
 Suspects (`Finding.suspects`) are hints from the ranking, not claims: they get no check
 and never change the status; `ground` only drops those whose file is not in the
@@ -31,6 +32,7 @@ from diagnoser.finding import (
     Check,
     Finding,
     Location,
+    ProposedChange,
     Risk,
     Role,
     Status,
@@ -95,9 +97,9 @@ def ground(
     files = [loc for i, loc in enumerate(draft.files) if f"files[{i}]" not in failed]
     changes = [c for i, c in enumerate(draft.changes) if f"changes[{i}]" not in failed]
     faults = [loc for loc in files if loc.role is Role.FAULT]
-    status = Status.UNVERIFIED
+    status = Status.UNGROUNDED
     if faults:
-        status = Status.PARTIALLY_VERIFIED if problems else Status.VERIFIED
+        status = Status.PARTIALLY_GROUNDED if problems else Status.GROUNDED
     risk = Risk(
         complexity=draft.complexity,
         risk=draft.risk,
@@ -109,7 +111,7 @@ def ground(
         title=draft.title,
         root_cause=draft.root_cause,
         files=files,
-        changes=changes,
+        changes=[Change.model_validate(change.model_dump()) for change in changes],
         risk=risk,
         checks=checks,
         status=status,
@@ -128,7 +130,9 @@ def _in_workspace(suspect: Suspect, workspace: Workspace) -> bool:
     return suspect.line <= len(lines)
 
 
-def blast_radius(files: list[Location], changes: list[Change], workspace: Workspace) -> BlastRadius:
+def blast_radius(
+    files: list[Location], changes: list[ProposedChange], workspace: Workspace
+) -> BlastRadius:
     """Who references the symbols the changes touch (or, without changes, the faults)."""
     index = workspace.repository.index
     symbols: list[str] = []
@@ -194,7 +198,7 @@ def _symbol_problem(location: Location, workspace: Workspace, path: str) -> str 
     return f"{symbol} is not defined in {path}{hint}"
 
 
-def _check_change(change: Change, workspace: Workspace) -> list[tuple[CheckKind, str]]:
+def _check_change(change: ProposedChange, workspace: Workspace) -> list[tuple[CheckKind, str]]:
     try:
         resolved, lines = workspace.read_text_lines(change.path)
     except ToolError as exc:
@@ -212,7 +216,7 @@ def _check_change(change: Change, workspace: Workspace) -> list[tuple[CheckKind,
     return []
 
 
-def _changed_symbols(change: Change, workspace: Workspace) -> list[str]:
+def _changed_symbols(change: ProposedChange, workspace: Workspace) -> list[str]:
     """Qualified names of the definitions enclosing the lines a diff removes or edits."""
     if not change.diff:
         return []
@@ -231,11 +235,13 @@ def _flat(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
-def _indexed(name: str, items: Sequence[Location | Change]) -> list[tuple[str, Location | Change]]:
+def _indexed(
+    name: str, items: Sequence[Location | ProposedChange]
+) -> list[tuple[str, Location | ProposedChange]]:
     return [(f"{name}[{i}]", item) for i, item in enumerate(items)]
 
 
-def _label(item: Location | Change) -> str:
+def _label(item: Location | ProposedChange) -> str:
     if isinstance(item, Location):
         return f"{item.path}:{item.start_line}-{item.end_line}"
     return f"{item.path} ({'diff' if item.diff else 'no diff'})"

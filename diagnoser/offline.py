@@ -31,7 +31,7 @@ from diagnoser.candidates import MAX_CANDIDATES, rank_candidates
 from diagnoser.constants import OFFLINE_MODEL
 from diagnoser.draft import Draft
 from diagnoser.errors import ToolError
-from diagnoser.finding import Change, Level, Location, Role, RootCause
+from diagnoser.finding import Level, Location, ProposedChange, Role, RootCause
 from diagnoser.intake.report import Report
 from diagnoser.template import render
 from diagnoser.workspace import Workspace
@@ -153,7 +153,7 @@ class _Plan:
             ),
             files=[_location(c, number, lines) for number, c in enumerate(located, 1)],
             changes=[
-                Change(
+                ProposedChange(
                     path=fault.path,
                     summary=f"handle the case at line {fault.line} where it {known or 'fails'}",
                     rationale="the offline investigator locates faults; it proposes no diff",
@@ -235,7 +235,7 @@ def _confidence(fault: Candidate, known: bool) -> float:
 
 def _role(candidate: Candidate, number: int) -> Role:
     """Only a frame or a name the report gives can be called the fault; a word match is
-    context, so such a Finding is never `verified` (no grounded fault location)."""
+    context, so such a Finding is never `grounded` (no grounded fault location)."""
     if candidate.source is Source.WORDS:
         return Role.CONTEXT
     if number == 1:

@@ -198,9 +198,10 @@ class Workspaces:
             if workspace is None or workspace.note != found.note:
                 root = entry.mirror.snapshot(found.commit)
                 seed = entry.mirror.recent(besides=root)
+                settings = self._settings.for_repo(entry.mirror.name)
                 workspace = Workspace(
-                    root, self._settings, home=self._home, commit=found.commit,
-                    note=found.note, seed=seed,
+                    root, settings, home=self._home, commit=found.commit, note=found.note,
+                    seed=seed,
                 )  # fmt: skip
                 entry.open[found.commit] = workspace
             entry.open.move_to_end(found.commit)
@@ -243,6 +244,8 @@ class Workspaces:
             if entry.workspace is None or entry.state is None or due:
                 state = tree_state(entry.root, self._deny)
                 if entry.workspace is None or state != entry.state:
-                    entry.workspace = Workspace(entry.root, self._settings, home=self._home)
+                    entry.workspace = Workspace(
+                        entry.root, self._settings.for_repo(name), home=self._home
+                    )
                 entry.state, entry.checked = state, now
             return entry.workspace, entry.state

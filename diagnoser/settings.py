@@ -139,6 +139,26 @@ class Settings(BaseSettings):
     snapshot_budget_bytes: int = Field(default=5 * 1024**3, gt=0)
     """Disk for the git repositories' snapshots by commit, per repository; past it the
     least recently used go."""
+    verify: bool = False
+    """Run the report's reproducer in a sandbox (`diagnoser.verify`) — this runs the
+    repository's code and code taken from the report. The CLI's `--verify`; in the service
+    only the repositories of `verify_repos` ever run anything."""
+    verify_python: str | None = None
+    """The interpreter runs use (it should have the project's dependencies); unset, the
+    first `python3` on `PATH`."""
+    verify_node: str | None = None
+    """The Node.js runs of JavaScript snippets use; unset, the first `node` on `PATH`."""
+    verify_repos: GitRepos = Field(default_factory=dict)
+    """The service's opt-in, per repository: `name=python,name=python` (each with its
+    interpreter's path or command). A repository not named here is never executed."""
+    verify_seconds: float = Field(default=constants.VERIFY_SECONDS, gt=0)
+    """All sandboxed runs of one diagnosis."""
+    verify_run_seconds: float = Field(default=constants.VERIFY_RUN_SECONDS, gt=0)
+    """One sandboxed run, wall clock (and its CPU seconds); past it, it is killed."""
+    verify_memory_bytes: int = Field(default=constants.VERIFY_MEMORY_BYTES, gt=0)
+    """Address space of each process of a run."""
+    verify_processes: int = Field(default=constants.VERIFY_PROCESSES, gt=0)
+    """Processes and threads a run may have at once."""
     repos: Repos = Field(default_factory=lambda: {"demo": constants.DEMO_REPO})
     """The repositories served, by name (`DIAGNOSER_REPOS=name=path,name=path`); the
     demo app by default. An entry naming a git repository (a URL, a local bare
@@ -198,7 +218,7 @@ class Settings(BaseSettings):
             _check_repo_name(name)
         return value
 
-    @field_validator("repos", "git_repos", mode="before")
+    @field_validator("repos", "git_repos", "verify_repos", mode="before")
     @classmethod
     def _pairs(cls, value: object) -> object:
         return parse_repos(value) if isinstance(value, str) else value
@@ -247,6 +267,13 @@ class Settings(BaseSettings):
         """This process's executor id: `executor_id`, else the default for the data
         directory (`diagnoser.executor`)."""
         return executor_id(self.executor_id, data_home())
+
+    def for_repo(self, name: str) -> Settings:
+        """These settings for the service's repository `name`: verification on only when
+        `verify_repos` names it, with its interpreter."""
+        if name not in self.verify_repos:
+            return self.model_copy(update={"verify": False}) if self.verify else self
+        return self.model_copy(update={"verify": True, "verify_python": self.verify_repos[name]})
 
     def deny_list(self) -> DenyList:
         """The one deny rule every reader applies: `deny`, then `deny_extra`."""

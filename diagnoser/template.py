@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from diagnoser.draft import Draft
 from diagnoser.errors import DiagnoserError
-from diagnoser.finding import Change, Level, Location, Role, RootCause
+from diagnoser.finding import Level, Location, ProposedChange, Role, RootCause
 
 SECTIONS = ("Root cause", "Locations", "Proposed changes", "Risk")
 DEFAULT_CONFIDENCE = 0.5
@@ -88,7 +88,7 @@ def _render_location(number: int, location: Location) -> list[str]:
     return lines
 
 
-def _render_change(number: int, change: Change) -> list[str]:
+def _render_change(number: int, change: ProposedChange) -> list[str]:
     lines = [f"{number}. `{change.path}` {_SEPARATOR} {change.summary}"]
     if change.rationale:
         lines.append(f"{INDENT}Rationale: {change.rationale}")
@@ -190,7 +190,7 @@ def _location(item: str) -> Location:
     )
 
 
-def _change(item: str) -> Change:
+def _change(item: str) -> ProposedChange:
     head = item.split("\n", 1)[0]
     path = _PATH.search(head)
     if not path:
@@ -199,7 +199,7 @@ def _change(item: str) -> Change:
     if summary[:1] in (_SEPARATOR, "-", ":"):  # one separator; the summary keeps the rest
         summary = summary[1:].strip()
     diff = _fenced(item)
-    return Change(
+    return ProposedChange(
         path=path.group("path").split(":", 1)[0],
         summary=summary or "change",
         rationale=_field(_unfenced(item), "Rationale"),
@@ -251,7 +251,7 @@ SKELETON = Draft(
         )
     ],
     changes=[
-        Change(
+        ProposedChange(
             path="path/to/file.py",
             summary="<what to change>",
             rationale="<why>",

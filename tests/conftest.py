@@ -1,10 +1,13 @@
-"""Shared fixtures: a private data directory per test and a factory for small repositories;
+"""Shared fixtures: a private data directory per test, a factory for small repositories and
+an interpreter with pytest alone (for sandboxed runs);
 Ctrl-C restored when the shell ignored it; how pytest-xdist shares the tests among its
 workers (`tests/scheduling.py`)."""
 
 from __future__ import annotations
 
+import shutil
 import signal
+import venv
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -63,3 +66,26 @@ def make_repo(tmp_path: Path) -> MakeRepo:
         return root
 
     return make
+
+
+LEAN_PACKAGES = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py")
+
+
+@pytest.fixture(scope="session")
+def lean_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """An interpreter with pytest and nothing else: the test environment's own loads a
+    dozen plugins at every start (3 s against 0.4 s), which a project's would not."""
+    root = tmp_path_factory.mktemp("lean")
+    venv.create(root / "venv", with_pip=False)
+    packages = root / "packages"
+    packages.mkdir()
+    site = Path(pytest.__file__).parent.parent
+    for entry in site.iterdir():
+        name = entry.name.split("-")[0]
+        if entry.name in LEAN_PACKAGES or (entry.suffix == ".dist-info" and name in LEAN_PACKAGES):
+            copy = shutil.copytree if entry.is_dir() else shutil.copy
+            copy(entry, packages / entry.name)
+    (next((root / "venv" / "lib").glob("python3*")) / "site-packages" / "lean.pth").write_text(
+        f"{packages}\n"
+    )
+    return str(root / "venv" / "bin" / "python")

@@ -29,7 +29,7 @@ def test_one_sample_report_in_three_arms(tmp_path: Path) -> None:
     # conclude(), the report — four requests, five tool calls, the planted fault's file.
     assert (len(hinted.request_tokens), hinted.tool_calls) == (4, 5)
     assert hinted.fault == "backend/notes/store.py" and hinted.hit
-    assert hinted.status == "verified"
+    assert hinted.status == "grounded"
     # Trimming drops the unfocused suspect's read after the focus: fewer tokens.
     assert kept.request_tokens[0] == hinted.request_tokens[0]
     assert kept.input_tokens > hinted.input_tokens

@@ -1,5 +1,6 @@
-"""`GET /findings` (filtered, newest first, cursor pages) and `GET /findings/{id}` as
-JSON, Markdown (`Accept: text/markdown` or `?format=markdown`) or SARIF (`?format=sarif`)."""
+"""`GET /findings` (filtered, newest first, cursor pages), `GET /findings/{id}` as
+JSON, Markdown (`Accept: text/markdown` or `?format=markdown`) or SARIF (`?format=sarif`),
+and `GET /findings/{id}/logs/{ref}`: a sandboxed run's log (`--verify`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from enum import StrEnum
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import PlainTextResponse, Response
 from pydantic import BeforeValidator
 from starlette.concurrency import run_in_threadpool
 
@@ -20,6 +21,8 @@ from diagnoser.render import to_markdown, to_sarif_json
 router = APIRouter(prefix="/findings", tags=["findings"], responses=CALLER_RESPONSES)
 MARKDOWN = "text/markdown"
 SARIF = "application/sarif+json"
+LOG_REF = "^[0-9a-f]{16}$"
+"""A run log's reference (`diagnoser.verify.logs.REF_PATTERN`)."""
 
 
 class Format(StrEnum):
@@ -48,7 +51,14 @@ async def list_findings(  # noqa: PLR0917 (FastAPI passes query parameters by ke
     _caller: Caller,
     repo: Annotated[str | None, Query(max_length=64)] = None,
     classification: Annotated[str | None, Query(max_length=32)] = None,
-    status: Annotated[str | None, Query(max_length=32)] = None,
+    status: Annotated[
+        str | None,
+        Query(
+            max_length=32,
+            description="`grounded`, `partially_grounded` or `ungrounded` (the legacy "
+            "`verified`, `partially_verified`, `unverified` are read as these)",
+        ),
+    ] = None,
     since: Annotated[
         datetime | None,
         BeforeValidator(_date_time),
@@ -98,3 +108,27 @@ async def get_finding(
     if wanted is Format.SARIF:
         return Response(to_sarif_json(finding), media_type=SARIF)
     return FindingOut(**summary.model_dump(), finding=finding)
+
+
+@router.get(
+    "/{finding_id}/logs/{ref}",
+    response_class=PlainTextResponse,
+    responses={
+        200: {"content": {"text/plain": {"schema": {"type": "string"}}}},
+        404: {"description": "no such finding or no such log of it"},
+    },
+)
+async def get_run_log(
+    finding_id: Annotated[str, Path(max_length=64)],
+    ref: Annotated[
+        str, Path(pattern=LOG_REF, description="`reproduction.log` or a change's `tested.log`")
+    ],
+    service: ServiceDep,
+    _caller: Caller,
+) -> PlainTextResponse:
+    """A sandboxed run's command and output (`--verify`), by the reference its Finding
+    carries."""
+    text = await run_in_threadpool(service.store.run_log, finding_id, ref)
+    if text is None:
+        raise ApiError(404, f"no run log {ref} for finding {finding_id}")
+    return PlainTextResponse(text)

@@ -15,8 +15,9 @@ from sqlalchemy import and_, or_, select
 
 from api.schemas import FindingPage, FindingSummary
 from api.store.transactions import NUL, Transactions
-from api.tables import FindingRow
+from api.tables import FindingRow, RunLogRow
 from diagnoser import Finding
+from diagnoser.finding import LEGACY_STATUSES
 
 PAGE_MAX = 100
 
@@ -31,15 +32,29 @@ class FindingRecords(Transactions):
                 return None
             return _summary(row), Finding.model_validate_json(row.body)
 
+    def run_log(self, finding_id: str, ref: str) -> str | None:
+        """The log `ref` of finding `finding_id`'s sandboxed runs, None if it has none."""
+        if NUL in finding_id or NUL in ref:
+            return None
+        query = (
+            select(RunLogRow.text)
+            .join(FindingRow, FindingRow.job_id == RunLogRow.job_id)
+            .where(FindingRow.id == finding_id, RunLogRow.ref == ref)
+        )
+        with self._session() as session:
+            return session.scalars(query).first()
+
     def findings(
         self, *, repo: str | None = None, classification: str | None = None,
         status: str | None = None, since: datetime | None = None, cursor: str | None = None,
         limit: int = 20,
     ) -> FindingPage:  # fmt: skip
         """Newest first; `cursor` is the `next_cursor` of the page before (ValueError if
-        it is not one)."""
+        it is not one). `status` may be a legacy name (`verified` for `grounded` …)."""
         if any(NUL in value for value in (repo, classification, status) if value):
             return FindingPage(items=[])
+        if status in LEGACY_STATUSES:
+            status = LEGACY_STATUSES[status].value
         query = select(FindingRow)
         for column, value in (
             (FindingRow.repo, repo), (FindingRow.classification, classification),

@@ -10,7 +10,7 @@ events, and its end — once — with its Finding.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,7 +21,15 @@ from sqlalchemy.exc import IntegrityError
 from api.schemas import TERMINAL, TRANSITIONS, AttemptOut, EventOut, JobOut, JobState
 from api.statements import INSERT_JOB
 from api.store.transactions import NUL, Transactions, new_id, without_nul
-from api.tables import AttemptRow, ClaimRow, EventRow, FindingRow, JobRow, ReportRow
+from api.tables import (
+    AttemptRow,
+    ClaimRow,
+    EventRow,
+    FindingRow,
+    JobRow,
+    ReportRow,
+    RunLogRow,
+)
 from diagnoser import Finding
 
 Queue = Callable[[Connection, str], None]
@@ -163,10 +171,11 @@ class JobRecords(Transactions):
 
     def finish(
         self, job_id: str, state: JobState, *, reason: str = "", finding: Finding | None = None,
-        window: float = 0.0,
+        window: float = 0.0, logs: Mapping[str, str] | None = None,
     ) -> JobOut:  # fmt: skip
-        """End a job (once: a second call changes nothing), store its Finding, and keep
-        its fingerprint claimed for `window` more seconds."""
+        """End a job (once: a second call changes nothing), store its Finding and its
+        sandboxed runs' `logs` (reference → text), and keep its fingerprint claimed for
+        `window` more seconds."""
         with self._write_session() as session:
             job = session.get_one(JobRow, job_id)
             if JobState(job.state) in TERMINAL:
@@ -181,6 +190,8 @@ class JobRecords(Transactions):
                     title=without_nul(finding.title), created_at=now,
                     body=finding.model_dump_json(),
                 ))  # fmt: skip
+                session.add_all(RunLogRow(job_id=job.id, ref=ref, text=without_nul(text))
+                                for ref, text in (logs or {}).items())  # fmt: skip
             session.execute(
                 update(ClaimRow)
                 .where(ClaimRow.job_id == job_id)

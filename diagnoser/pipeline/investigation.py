@@ -60,6 +60,7 @@ async def investigate(
     suspects: Sequence[Suspect] = (),
     map_tokens: int | None = None,
     trim: bool = True,
+    probe: Callable[[str], str] | None = None,
 ) -> Investigation:
     """The explorer through the funnel (explore → deep-dive → report): its markdown.
 
@@ -67,7 +68,8 @@ async def investigate(
     builds it from the report and the run's ranking, `candidates` — without one it ranks
     for itself: blocking, so in a worker thread). `suspects` are shown to the model as
     hints beside a `map_tokens` repo map (None: the workspace settings'); with `trim`,
-    tool results older than the settings' last `keep_tool_results` are trimmed.
+    tool results older than the settings' last `keep_tool_results` are trimmed; `probe`
+    runs the explorer's own reproducers (the deep-dive's `reproduce` tool).
     `funnel.listener` and `on_tool` are called from the worker threads the tools run in.
     Raises StepFailed when the model run fails (a provider's own errors too: connection,
     auth, limits)."""
@@ -78,7 +80,7 @@ async def investigate(
         workspace=workspace, report=report, funnel=funnel or funnel_of(workspace),
         on_tool=on_tool, budget=Budget(limits), suspects=list(suspects),
         map_tokens=map_tokens or workspace.settings.map_tokens,
-        keep_tool_results=workspace.settings.keep_tool_results if trim else None,
+        keep_tool_results=workspace.settings.keep_tool_results if trim else None, probe=probe,
     )  # fmt: skip
     usage = RunUsage()  # the run's, kept when it fails
     try:

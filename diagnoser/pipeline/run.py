@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 
 from diagnoser.budget import RunLimits
 from diagnoser.candidates import rank_candidates
-from diagnoser.constants import RUN_TIMEOUT_SECONDS
+from diagnoser.constants import OFFLINE_MODEL, RUN_TIMEOUT_SECONDS
 from diagnoser.events import TRANSITIONS, Event, Recorder, Sink, State
-from diagnoser.finding import Finding
+from diagnoser.finding import Finding, Localization, Reproduction
 from diagnoser.funnel import Funnel, Stage
 from diagnoser.intake import Report, ReportIn, Trace
 from diagnoser.models import RoleModels
@@ -37,12 +37,18 @@ from diagnoser.pipeline.structured import structure
 from diagnoser.provenance import make_provenance
 from diagnoser.suspects import SUSPECT_CANDIDATES, suspects
 from diagnoser.usage import describe, record, total_cost
+from diagnoser.verify import Attempt, reproduce
+from diagnoser.verify.fixes import check_fixes
+from diagnoser.verify.fusion import fuse
+from diagnoser.verify.probes import Probes
+from diagnoser.verify.reproduce import at, best
 from diagnoser.workspace import Workspace
 from repomap import allocator
 
 __all__ = ["DEFAULT_TIMEOUT_SECONDS", "Outcome", "diagnose", "diagnose_async"]
 
 DEFAULT_TIMEOUT_SECONDS = RUN_TIMEOUT_SECONDS
+REPRODUCED_HEADING = "Traceback of a sandboxed run that reproduced this failure (diagnoser):"
 
 
 @dataclass
@@ -159,16 +165,26 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
             classification=kind, title=title, provenance=provenance, triage=report.classification
         )
         return Outcome(run.state, finding, report, events=run.events)
-    mapped = sum(1 for f in report.frames if f.in_app)
-    run.move(State.MAPPED, f"{mapped} in-app frames of {len(report.frames)}")
+    attempt, reported = await _reproduce(run, job, report)
+    mapped = sum(1 for f in reported.frames if f.in_app)
+    run.move(State.MAPPED, f"{mapped} in-app frames of {len(reported.frames)}")
     ranked = await asyncio.to_thread(rank_candidates, report, workspace, limit=SUSPECT_CANDIDATES)
+    if reported is not report:  # a reproduced failure's traceback: both rankings, fused
+        from_run = await asyncio.to_thread(
+            rank_candidates, reported, workspace, limit=SUSPECT_CANDIDATES
+        )
+        ranked = fuse(ranked, from_run)[:SUSPECT_CANDIDATES]
+        report = reported
     suspected = suspects(ranked)
     run.move(State.EXPLORING, f"model {job.models.explorer.name}")
+    probes = _probes(job, report, attempt)
     investigation = await investigate(
         report, workspace, job.models.explorer, funnel=_follow(run, workspace),
         on_tool=lambda detail: run.soon(run.note, f"tool {detail}"), candidates=ranked,
-        suspects=suspected,
+        suspects=suspected, probe=probes,
     )  # fmt: skip
+    if probes is not None and probes.attempts:  # the explorer's own reproducer may do better
+        attempt = best([attempt, *probes.attempts])
     spent = record(investigation.usage)
     run.note(f"usage {INVESTIGATE}: {describe(spent, total_cost(investigation.costs))}", spent)
     if run.state is not State.REPORTING:  # the model wrote without passing every stage
@@ -187,9 +203,71 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
         ground_finding, structured, workspace, investigation, kind=kind,
         durations=dict(run.durations), suspected=suspected, triaged=triaged,
     )  # fmt: skip
+    offline = investigation.model == OFFLINE_MODEL
+    grounded = await _test_fixes(run, grounded, attempt, workspace, templates=offline)
+    tested = run.state is State.TESTING
     run.move(State.COMPLETE, grounded.status.value)
-    grounded = grounded.model_copy(update={"triage": report.classification})
+    said: dict[str, object] = {
+        "localized_from": Localization.REPRODUCTION if attempt.traces else Localization.REPORT
+    }
+    if tested:  # the provenance was made before the testing step: its time too
+        said["durations"] = dict(run.durations)
+    grounded = grounded.model_copy(update={
+        "triage": report.classification, "reproduction": attempt.reproduction,
+        "provenance": grounded.provenance.model_copy(update=said),
+    })  # fmt: skip
     return Outcome(run.state, grounded, report, events=run.events)
+
+
+async def _reproduce(run: Recorder, job: _Job, report: Report) -> tuple[Attempt, Report]:
+    """The base gate, when the workspace's settings ask for it: the attempt, and the
+    report to rank from (with the run's traceback when it reproduced the failure)."""
+    if not job.workspace.settings.verify:
+        return Attempt(Reproduction()), report
+    run.move(State.REPRODUCING, "the report's reproducer, in a sandbox")
+    attempt = await asyncio.to_thread(reproduce, report, job.workspace)
+    tried = attempt.reproduction
+    run.note(f"reproduction {tried.status.value}: {tried.reason}")
+    if attempt.traces:  # the run's traceback: the frames to rank from
+        report = job.report = await asyncio.to_thread(_rerun_intake, job, attempt, report)
+    return attempt, report
+
+
+def _probes(job: _Job, report: Report, attempt: Attempt) -> Probes | None:
+    """The explorer's own reproducers, for a real model when verification is on and the
+    report's did not reproduce the failure."""
+    settings = job.workspace.settings
+    if not settings.verify or attempt.bench is not None:
+        return None
+    if job.models.explorer.name == OFFLINE_MODEL:
+        return None
+    return Probes(report, job.workspace)
+
+
+async def _test_fixes(run: Recorder, finding: Finding, attempt: Attempt, workspace: Workspace,
+                      *, templates: bool) -> Finding:  # fmt: skip
+    """The proposed changes run, when the failure was reproduced (else as they are)."""
+    if attempt.bench is None:
+        return finding
+    run.move(State.TESTING, f"{len(finding.changes)} proposed changes")
+    finding = await asyncio.to_thread(
+        check_fixes, finding.model_copy(update={"reproduction": attempt.reproduction}),
+        attempt.bench, workspace, templates=templates,
+    )  # fmt: skip
+    for change in finding.changes:
+        run.note(f"tested {change.path}: {change.tested.status.value} {change.tested.detail}")
+    return finding
+
+
+def _rerun_intake(job: _Job, attempt: Attempt, report: Report) -> Report:
+    """The report with the reproducing run's traceback beside its text (for the explorer
+    to read) and its frames as the ones mapped (for the ranking), classified as before."""
+    before = f"{job.report_in.text}\n\n{REPRODUCED_HEADING}\n"
+    traces = [at(trace, len(before)) for trace in attempt.traces]
+    text = before + attempt.traceback
+    rerun = intake(job.report_in.model_copy(update={"text": text}), job.workspace, traces,
+                   job.truncated)  # fmt: skip
+    return rerun.model_copy(update={"classification": report.classification})
 
 
 def _follow(run: Recorder, workspace: Workspace) -> Funnel:

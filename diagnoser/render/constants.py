@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from diagnoser.finding import Status
+from diagnoser.finding import ReproducerSource, ReproductionStatus, Status, TestStatus
 from diagnoser.intake.report import Kind
 
 # --- SARIF -------------------------------------------------------------------------------
@@ -28,7 +28,7 @@ FINGERPRINT_KEY = "diagnoserFault/v1"
 """partialFingerprints key; bump the suffix if the hashed fields ever change."""
 
 ERROR_MIN_CONFIDENCE = 0.5
-"""A verified crash/bug is an `error` only when the root cause is at least this likely."""
+"""A grounded crash/bug is an `error` only when the root cause is at least this likely."""
 
 ERROR_KINDS = frozenset({Kind.CRASH, Kind.BUG})
 """Classifications that can be SARIF `error`s (a defect, not a slowness or a wish)."""
@@ -46,10 +46,33 @@ RULE_DESCRIPTIONS: dict[Kind, str] = {
 # --- Markdown ----------------------------------------------------------------------------
 
 STATUS_BADGES: dict[Status, str] = {
-    Status.VERIFIED: "✅ verified",
-    Status.PARTIALLY_VERIFIED: "⚠️ partially verified",
-    Status.UNVERIFIED: "❔ unverified",
+    Status.GROUNDED: "✅ grounded",
+    Status.PARTIALLY_GROUNDED: "⚠️ partially grounded",
+    Status.UNGROUNDED: "❔ ungrounded",
 }
+
+REPRODUCTION_WORDS: dict[ReproductionStatus, str] = {
+    ReproductionStatus.REPRODUCED: "reproduced",
+    ReproductionStatus.DIFFERENT_FAILURE: "failed differently",
+    ReproductionStatus.NOT_REPRODUCED: "not reproduced",
+    ReproductionStatus.NOT_ATTEMPTED: "not attempted",
+    ReproductionStatus.ERROR: "could not run",
+}
+
+REPRODUCER_WORDS: dict[ReproducerSource, str] = {
+    ReproducerSource.NAMED_TEST: "a test the report names",
+    ReproducerSource.SNIPPET: "code the report carries",
+    ReproducerSource.EXPLORER_TEST: "a test the explorer wrote",
+}
+
+TEST_WORDS: dict[TestStatus, str] = {
+    TestStatus.PASSED: "passed",
+    TestStatus.FAILED: "failed",
+    TestStatus.NOT_RUN: "not run",
+}
+
+LOG_COMMAND = "diagnoser log"
+"""Prints a run's stored output by its reference (`Reproduction.log`, `Tested.log`)."""
 
 CHECK_PASSED = "✓"
 CHECK_FAILED = "✗"

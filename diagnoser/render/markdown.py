@@ -15,16 +15,25 @@ from diagnoser.finding import (
     Check,
     Finding,
     Location,
+    Origin,
     Provenance,
+    Reproduction,
+    ReproductionStatus,
     Risk,
     Suspect,
+    Tested,
+    TestStatus,
 )
 from diagnoser.render.constants import (
     CHECK_FAILED,
     CHECK_PASSED,
     COMMIT_CHARS,
+    LOG_COMMAND,
     MAX_TRIAGE_SIGNALS,
+    REPRODUCER_WORDS,
+    REPRODUCTION_WORDS,
     STATUS_BADGES,
+    TEST_WORDS,
 )
 from diagnoser.render.languages import language_for
 from diagnoser.render.text import block, code_span, fence, inline, table_cell
@@ -36,6 +45,7 @@ def to_markdown(finding: Finding) -> str:
         blocks = [
             *_header(finding),
             *_root_cause(finding),
+            *_reproduction(finding.reproduction),
             *_locations(finding.files),
             *_suspects(finding.suspects),
             *_changes(finding.changes),
@@ -72,7 +82,7 @@ def _title(finding: Finding) -> str:
 
 def _header(finding: Finding) -> list[str]:
     badge = f"**{finding.classification.value}** · {STATUS_BADGES[finding.status]}"
-    return [_title(finding), badge, *_triage(finding)]
+    return [_title(finding), badge, *_triage(finding), *_not_attempted(finding.reproduction)]
 
 
 def _triage(finding: Finding) -> list[str]:
@@ -96,6 +106,51 @@ def _root_cause(finding: Finding) -> list[str]:
         blocks.append(block(cause.explanation))
     blocks.append(f"Confidence: {cause.confidence:.0%}")
     return blocks
+
+
+def _not_attempted(reproduction: Reproduction) -> list[str]:
+    """One line under the badge when nothing was run: `grounded` is no claim that it was."""
+    if reproduction.status is not ReproductionStatus.NOT_ATTEMPTED:
+        return []
+    words = REPRODUCTION_WORDS[reproduction.status]
+    reason = inline(reproduction.reason)
+    return [f"Reproduction: {words} — {reason}" if reason else f"Reproduction: {words}"]
+
+
+def _reproduction(reproduction: Reproduction) -> list[str]:
+    """What ran to reproduce the report's failure, and how it ended (when something was
+    tried: else `_not_attempted`)."""
+    if reproduction.status is ReproductionStatus.NOT_ATTEMPTED:
+        return []
+    verdict = f"**{REPRODUCTION_WORDS[reproduction.status]}**"
+    if reproduction.reason.strip():
+        verdict += f" — {inline(reproduction.reason)}"
+    items = []
+    if reproduction.source is not None:
+        items.append(f"- Reproducer: {REPRODUCER_WORDS[reproduction.source]}")
+    if reproduction.command.strip():
+        items.append(f"- Command: {code_span(reproduction.command)}")
+    if reproduction.exception.strip():
+        items.append(f"- Exception: {code_span(reproduction.exception)}")
+    if reproduction.command.strip() or reproduction.seconds:
+        items.append(f"- Time: {_seconds(reproduction.seconds)}")
+    if reproduction.log:
+        items.append(f"- Log: {_log(reproduction.log)}")
+    blocks = ["## Reproduction", verdict]
+    if items:
+        blocks.append("\n".join(items))
+    if reproduction.frames:
+        frames = [
+            f"{number}. {code_span(f'{frame.path}:{frame.line}')}"
+            + (f" in {code_span(frame.function)}" if frame.function else "")
+            for number, frame in enumerate(reproduction.frames, start=1)
+        ]
+        blocks += ["Frames in the repository, outermost first:", "\n".join(frames)]
+    return blocks
+
+
+def _log(reference: str) -> str:
+    return f"{code_span(reference)} ({code_span(f'{LOG_COMMAND} {reference}')} prints it)"
 
 
 def _locations(files: list[Location]) -> list[str]:
@@ -134,12 +189,27 @@ def _changes(changes: list[Change]) -> list[str]:
         return []
     blocks = ["## Proposed changes"]
     for number, change in enumerate(changes, start=1):
-        blocks.append(f"{number}. {code_span(change.path)} — {inline(change.summary)}")
+        made = " _(repair template, not a model; kept because a run passed it)_" \
+            if change.origin is Origin.TEMPLATE else ""  # fmt: skip
+        blocks.append(f"{number}. {code_span(change.path)} — {inline(change.summary)}{made}")
         if change.rationale.strip():
             blocks.append(block(change.rationale))
         if change.diff and change.diff.strip():
             blocks.append(fence(change.diff, "diff"))
+        blocks.append(_tested(change.tested))
     return blocks
+
+
+def _tested(tested: Tested) -> str:
+    """One line: whether the tests ran with the change applied, how, and how it ended."""
+    line = f"Tested: **{TEST_WORDS[tested.status]}**"
+    if tested.detail.strip():
+        line += f" — {inline(tested.detail)}"
+    if tested.status is not TestStatus.NOT_RUN and tested.command.strip():
+        line += f" · {code_span(tested.command)}"
+    if tested.log:
+        line += f" · log {_log(tested.log)}"
+    return line
 
 
 def _risk(risk: Risk) -> list[str]:

@@ -7,7 +7,9 @@ Proposed changes go in the result's `properties`, not `fixes`: a SARIF fix is a 
 region replacements, and a unified diff does not map onto those without re-reading the
 file, which a pure renderer cannot do. The Finding's suspects follow its other locations
 in `relatedLocations`, each with its reason as the message and `properties.suspect`
-(rank, score, source) telling it apart from a grounded location.
+(rank, score, source) telling it apart from a grounded location. What was run is in the
+result's `properties` too: `reproduction` (the report's failure at the base commit) and
+each change's `tested`.
 """
 
 from __future__ import annotations
@@ -98,14 +100,14 @@ def primary_location(finding: Finding) -> Location | None:
 
 
 def level(finding: Finding) -> str:
-    """`error` for a verified, likely crash/bug fault; `note` for context only; else `warning`."""
+    """`error` for a grounded, likely crash/bug fault; `note` for context only; else `warning`."""
     primary = primary_location(finding)
     context_only = all(location.role is Role.CONTEXT for location in finding.files)
     if primary is None or context_only or finding.classification not in DEFECT_KINDS:
         return "note"
     confidence = finding.root_cause.confidence if finding.root_cause else 0.0
     if (
-        finding.status is Status.VERIFIED
+        finding.status is Status.GROUNDED
         and finding.classification in ERROR_KINDS
         and primary.role is Role.FAULT
         and confidence >= ERROR_MIN_CONFIDENCE
@@ -202,6 +204,7 @@ def _properties(finding: Finding) -> JsonObject:
         "title": finding.title,
         "classification": finding.classification.value,
         "status": finding.status.value,
+        "reproduction": finding.reproduction.model_dump(mode="json"),
         "confidence": cause.confidence if cause else None,
         "checks": [check.model_dump(mode="json") for check in finding.checks],
         "changes": [change.model_dump(mode="json") for change in finding.changes],

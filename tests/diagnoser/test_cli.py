@@ -271,3 +271,34 @@ def test_the_timeout_comes_from_the_settings(
     code, out, err = run(capsys, "diagnose", str(CRASH), "--quiet")
     assert code == EXIT_FAILED and out == ""
     assert err == "diagnosis timed_out: timed out after 1e-09 s in received\n"
+
+
+def test_verify_reproduces_the_snippet_and_tests_a_template_fix_with_its_log(
+    home: Path, capsys: pytest.CaptureFixture[str], lean_python: str
+) -> None:
+    snippet = SAMPLES / "reports" / "issue_last_page_snippet.md"
+    code, out, err = run(capsys, "diagnose", str(snippet), "--verify", "--python", lean_python)
+    assert code == EXIT_OK, err
+    finding = Finding.model_validate_json(out)
+    assert finding.reproduction.status.value == "reproduced"
+    assert finding.reproduction.frames[-1].path == "backend/notes/store.py"
+    assert "reproducing" in err and "testing" in err
+    made = [c for c in finding.changes if c.origin.value == "template"]
+    assert made and made[0].tested.status.value == "passed"
+    assert "-(-total // per_page)" in (made[0].diff or "")  # bug 1's real fix
+    code, out, _ = run(capsys, "log", finding.reproduction.log or "")
+    assert code == EXIT_OK and "PageOutOfRangeError: page 3 of 2" in out
+    assert out.startswith(f"$ {finding.reproduction.command}")
+
+
+def test_without_verify_nothing_runs_and_a_bad_log_reference_is_a_usage_error(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snippet = SAMPLES / "reports" / "issue_last_page_snippet.md"
+    code, out, _ = run(capsys, "diagnose", str(snippet), "--quiet")
+    finding = Finding.model_validate_json(out)
+    assert code == EXIT_OK and finding.reproduction.status.value == "not_attempted"
+    assert all(c.origin.value == "model" for c in finding.changes)
+    for ref in ("0123456789abcdef", "../../etc/passwd", ""):
+        code, _, err = run(capsys, "log", ref)
+        assert code == EXIT_USAGE and "no run log" in err

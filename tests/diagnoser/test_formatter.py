@@ -47,7 +47,7 @@ def test_the_formatter_is_shown_a_schema_without_what_we_compute() -> None:
 
 def test_what_a_model_claims_beyond_the_schema_is_dropped() -> None:
     model, _ = answering(
-        {**DRAFT, "status": "verified", "checks": [{"name": "ok", "passed": True}]}
+        {**DRAFT, "status": "grounded", "checks": [{"name": "ok", "passed": True}]}
     )
     formatted = asyncio.run(format_report(OFF_TEMPLATE, model=model))
     assert formatted.draft == Draft.model_validate(DRAFT)

@@ -6,7 +6,17 @@ from __future__ import annotations
 import pytest
 
 from diagnoser.draft import Draft
-from diagnoser.finding import Change, Level, Location, Role, RootCause, Signal, Status, Suspect
+from diagnoser.finding import (
+    Change,
+    Level,
+    Location,
+    Role,
+    RootCause,
+    Signal,
+    Status,
+    Suspect,
+    TestStatus,
+)
 from diagnoser.grounding import CheckKind, check, ground
 from diagnoser.intake.report import Kind
 from diagnoser.workspace import Workspace
@@ -40,17 +50,20 @@ def draft(*files: Location, changes: tuple[Change, ...] = ()) -> Draft:
     )
 
 
-def test_a_correct_draft_is_verified_with_checks_and_blast_radius(workspace: Workspace) -> None:
+def test_a_correct_draft_is_grounded_with_checks_and_blast_radius(workspace: Workspace) -> None:
     written = draft(TOTAL, changes=(Change(path="src/app.py", summary="default to 0", diff=DIFF),))
     result = ground(written, workspace, classification=Kind.CRASH, markdown="# the report")
-    assert result.status is Status.VERIFIED
+    assert result.status is Status.GROUNDED
     assert [c.passed for c in result.checks] == [True, True]
     assert result.risk.blast_radius.symbols == ["Cart.total"]
     assert result.risk.blast_radius.references >= 1  # checkout() calls cart.total()
     assert (result.classification, result.report_markdown) == (Kind.CRASH, "# the report")
-    assert (result.title, result.root_cause, result.files, result.changes) == (
-        written.title, written.root_cause, written.files, written.changes,
+    assert (result.title, result.root_cause, result.files) == (
+        written.title, written.root_cause, written.files,
     )  # fmt: skip
+    # The draft's changes, as a Finding's: grounded, and not tested (nothing ran).
+    assert result.changes == [Change(**change.model_dump()) for change in written.changes]
+    assert result.changes[0].tested.status is TestStatus.NOT_RUN
     assert (result.risk.complexity, result.risk.risk, result.risk.rationale) == (
         Level.LOW, Level.HIGH, "every checkout",
     )  # fmt: skip
@@ -128,7 +141,7 @@ def test_failures_are_dropped_and_recorded_and_status_is_earned(workspace: Works
         path="src/views.py", start_line=4, end_line=5, role=Role.CONTEXT, symbol="view"
     )
     partial = ground(draft(TOTAL, bad, context), workspace, classification=Kind.CRASH)
-    assert partial.status is Status.PARTIALLY_VERIFIED
+    assert partial.status is Status.PARTIALLY_GROUNDED
     assert [f.path for f in partial.files] == ["src/app.py", "src/views.py"]
     assert [(c.name, c.passed) for c in partial.checks] == [
         ("files[0] src/app.py:8-9", True),
@@ -136,7 +149,7 @@ def test_failures_are_dropped_and_recorded_and_status_is_earned(workspace: Works
         ("files[2] src/views.py:4-5", True),
     ]
     only_context = ground(draft(bad, context), workspace, classification=Kind.CRASH)
-    assert only_context.status is Status.UNVERIFIED  # no grounded fault location
+    assert only_context.status is Status.UNGROUNDED  # no grounded fault location
     assert [f.role for f in only_context.files] == [Role.CONTEXT]
 
 
@@ -155,5 +168,5 @@ def test_grounding_keeps_only_suspects_whose_file_and_line_exist(workspace: Work
     result = ground(draft(TOTAL), workspace, classification=Kind.CRASH, suspects=suspects)
     assert result.suspects == [kept]
     plain = ground(draft(TOTAL), workspace, classification=Kind.CRASH)
-    assert result.status is plain.status is Status.VERIFIED  # hints: no checks, no status
+    assert result.status is plain.status is Status.GROUNDED  # hints: no checks, no status
     assert result.checks == plain.checks

@@ -57,7 +57,7 @@ def test_the_report_is_a_rendered_draft_with_the_whole_line_as_evidence(
     """The evidence is the file's line, not the tool's cut rendering of it: it grounds."""
     workspace, trace = _crash(make_repo, home)
     finding = diagnose(ReportIn(text=trace), workspace).finding
-    assert finding is not None and finding.status is Status.VERIFIED
+    assert finding is not None and finding.status is Status.GROUNDED
     assert LONG in finding.files[0].evidence and "…" not in finding.files[0].evidence
     assert render(parse_report(finding.report_markdown)) == finding.report_markdown
 
@@ -70,7 +70,7 @@ def test_how_read_range_renders_does_not_change_what_offline_finds(
     monkeypatch.setattr(ReadResult, "__str__", lambda self: "<a rendering nobody parses>")
     redrawn = diagnose(ReportIn(text=trace), workspace).finding
     assert plain is not None and redrawn is not None
-    assert redrawn.files == plain.files and redrawn.status is plain.status is Status.VERIFIED
+    assert redrawn.files == plain.files and redrawn.status is plain.status is Status.GROUNDED
     assert redrawn.report_markdown == plain.report_markdown
 
 

@@ -22,7 +22,7 @@ from pydantic import SecretStr
 from pydantic_ai.models import Model
 from pydantic_ai.usage import RequestUsage, RunUsage
 
-from diagnoser.agent import SUSPECTS_HEADER
+from diagnoser.agent import PROBE_TOOL, SUSPECTS_HEADER
 from diagnoser.budget import RunLimits
 from diagnoser.events import State
 from diagnoser.finding import Status
@@ -55,7 +55,7 @@ STORE = "backend/notes/store.py"
 MODEL_NAMES = {Wire.RESPONSES: "gpt-x", Wire.CHAT: "gpt-chat-x", Wire.MESSAGES: "claude-x"}
 PROVIDERS = {Wire.RESPONSES: "openai", Wire.CHAT: "openai-chat", Wire.MESSAGES: "anthropic"}
 EXPLORE = STAGE_TOOLS[Stage.EXPLORE]
-DEEP_DIVE = STAGE_TOOLS[Stage.DEEP_DIVE]
+DEEP_DIVE = STAGE_TOOLS[Stage.DEEP_DIVE] - {PROBE_TOOL}  # offered only when runs are on
 REPORT = STAGE_TOOLS[Stage.REPORT]
 RETRY_AFTER_SECONDS = 0.3
 """Short, so the test is quick; our transport accepts fractional seconds."""
@@ -158,7 +158,7 @@ def test_the_funnel_runs_end_to_end_over_each_wire(
     outcome = run(fake, replies(*CAREFUL), demo, wire=wire)
     finding = outcome.finding
     assert outcome.state is State.COMPLETE and finding is not None
-    assert finding.status is Status.VERIFIED
+    assert finding.status is Status.GROUNDED
     assert (finding.files[0].path, finding.files[0].start_line) == (STORE, 79)
     assert offered(fake) == CAREFUL_STAGES
     assert all(r.wire is wire and r.model == MODEL_NAMES[wire] for r in fake.requests)
@@ -249,7 +249,7 @@ def test_a_report_off_the_template_goes_to_the_formatter_over_chat_completions(
     outcome = run(fake, script, demo, formatter=Wire.CHAT)
     finding = outcome.finding
     assert outcome.state is State.COMPLETE and finding is not None
-    assert finding.status is Status.VERIFIED
+    assert finding.status is Status.GROUNDED
     assert (finding.files[0].path, finding.files[0].start_line) == (STORE, 82)
     assert finding.provenance.models == [MODEL_NAMES[Wire.RESPONSES], MODEL_NAMES[Wire.CHAT]]
     [formatting] = fake.on(Wire.CHAT)
@@ -293,7 +293,7 @@ def test_a_model_alone_structures_its_own_report_off_the_template(
     assert not fake.failures, fake.failures[0]
     finding = outcome.finding
     assert outcome.state is State.COMPLETE and finding is not None, outcome.reason
-    assert finding.status is Status.VERIFIED
+    assert finding.status is Status.GROUNDED
     assert (finding.files[0].path, finding.files[0].start_line) == (STORE, 82)
     assert finding.provenance.answered == {"investigate": ["gpt-x"], "structure": ["gpt-x"]}
     [request] = formatting(fake)
@@ -320,7 +320,7 @@ def test_offline_still_needs_no_formatter(fake: FakeProvider, demo: Workspace) -
     models = resolved(fake, model="offline")
     assert models.formatter is None and models.triage is None
     outcome = diagnose(ReportIn(text=CRASH), demo, models=models)
-    assert outcome.finding is not None and outcome.finding.status is Status.VERIFIED
+    assert outcome.finding is not None and outcome.finding.status is Status.GROUNDED
     assert outcome.finding.provenance.answered == {"investigate": ["offline"]}
     assert fake.requests == []
 
@@ -334,7 +334,7 @@ def test_a_429_with_retry_after_is_retried_by_our_transport_after_that_delay(
     limited = HttpError(429, "slow down", {"Retry-After": str(RETRY_AFTER_SECONDS)})
     outcome = run(fake, replies(limited, Text(template())), demo, wire=wire)
     assert outcome.state is State.COMPLETE and outcome.finding is not None
-    assert outcome.finding.status is Status.VERIFIED
+    assert outcome.finding.status is Status.GROUNDED
     first, second = fake.requests
     assert (first.status, second.status) == (429, 200)
     assert second.body == first.body
@@ -378,7 +378,7 @@ def test_a_malformed_tool_call_is_sent_back_and_the_next_one_runs(
     script = replies(malformed("read_range", BROKEN_ARGS), *CAREFUL[2:])
     outcome = run(fake, script, demo, wire=wire)
     assert outcome.state is State.COMPLETE and outcome.finding is not None
-    assert outcome.finding.status is Status.VERIFIED
+    assert outcome.finding.status is Status.GROUNDED
     [complaint] = fake.requests[1].results()
     assert complaint.name == "read_range" and "json_invalid" in complaint.text
     assert outcome.finding.provenance.tool_calls["explore"] == 1  # the broken call never ran
@@ -401,7 +401,7 @@ def test_a_citation_that_fails_grounding_comes_back_once_with_the_exact_mismatch
     wrong = template(path="backend/notes/stores.py")
     outcome = run(fake, replies(Text(wrong), Text(template())), demo, wire=wire)
     assert outcome.state is State.COMPLETE and outcome.finding is not None
-    assert outcome.finding.status is Status.VERIFIED
+    assert outcome.finding.status is Status.GROUNDED
     _, retry = fake.requests
     feedback, answer = retry.last("user"), retry.last("assistant")
     assert feedback is not None and feedback is not retry.messages[0]
@@ -463,7 +463,7 @@ def test_an_injected_report_and_comment_read_nothing_denied_or_outside(
     script = replies(*OBEYING, Text(cart_report()))
     outcome = run(fake, script, hostile, HOSTILE_TRACE, wire=wire)
     assert outcome.state is State.COMPLETE and outcome.finding is not None
-    assert outcome.finding.status is Status.VERIFIED
+    assert outcome.finding.status is Status.GROUNDED
     assert [f.path for f in outcome.finding.files] == ["src/app.py"]
     # Each call's answer is the newest tool result of the request after it.
     answers = [fake.requests[i + 1].results()[-1] for i in range(len(OBEYING))]
@@ -490,7 +490,7 @@ def test_a_model_that_keeps_asking_for_secrets_still_ends_in_a_finding_having_re
                      call("conclude"), Text(cart_report()))  # fmt: skip
     outcome = run(fake, script, hostile, HOSTILE_TRACE, wire=Wire.CHAT)
     assert outcome.state is State.COMPLETE and outcome.finding is not None
-    assert outcome.finding.status is Status.VERIFIED
+    assert outcome.finding.status is Status.GROUNDED
     refusals = [fake.requests[i + 1].results()[-1].text for i in range(len(secrets) * 2)]
     assert all(text.startswith("refused:") for text in refusals), refusals
     assert SECRET not in every_text(fake) and PASSWD_LINE not in every_text(fake)

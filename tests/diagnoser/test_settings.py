@@ -187,3 +187,21 @@ def test_repos_naming_git_repositories_are_mirrored_not_read_as_folders(
     monkeypatch.setenv("DIAGNOSER_REPOS", f"web={folder}")
     with pytest.raises(ValidationError, match="repository 'web' is given twice"):
         Settings()
+
+
+def test_only_repositories_that_opted_in_are_ever_executed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DIAGNOSER_VERIFY", "1")
+    monkeypatch.setenv("DIAGNOSER_VERIFY_PYTHON", "python3")
+    monkeypatch.setenv("DIAGNOSER_VERIFY_REPOS", "web=/srv/web/.venv/bin/python, api=python3.12")
+    settings = Settings()
+    assert settings.verify and settings.verify_repos["api"] == "python3.12"
+    web, other = settings.for_repo("web"), settings.for_repo("demo")
+    assert web.verify and web.verify_python == "/srv/web/.venv/bin/python"
+    assert not other.verify  # DIAGNOSER_VERIFY is the CLI's: the service needs the opt-in
+    assert not Settings().model_copy(update={"verify": False}).for_repo("x").verify
+
+
+def test_a_malformed_verify_repos_fails_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DIAGNOSER_VERIFY_REPOS", "web")
+    with pytest.raises(ValidationError, match="not name=path"):
+        Settings()

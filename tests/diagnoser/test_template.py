@@ -81,7 +81,7 @@ def test_a_parsed_report_grounds_against_the_repo(workspace: Workspace) -> None:
     draft = parse_report(REPORT)  # fences indented under items
     grounded = ground(draft, workspace, classification=Kind.CRASH, markdown=REPORT)
     assert [c.passed for c in grounded.checks] == [True, True, True], grounded.checks
-    assert grounded.status.value == "verified" and grounded.report_markdown == REPORT
+    assert grounded.status.value == "grounded" and grounded.report_markdown == REPORT
 
 
 @pytest.mark.parametrize(

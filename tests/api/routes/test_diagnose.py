@@ -160,4 +160,4 @@ def test_a_real_model_alone_is_enough_for_a_finding(
     assert done["state"] == "complete", done
     provenance = done["finding"]["provenance"]
     assert provenance["answered"] == {"investigate": ["gpt-x"], "structure": ["gpt-x"]}
-    assert done["finding"]["status"] == "verified"
+    assert done["finding"]["status"] == "grounded"

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import base64
 
+import pytest
 from fastapi.testclient import TestClient
 
-from tests.api.conftest import SAMPLES
+from api import ServiceSettings, create_app
+from tests.api.conftest import DEMO, SAMPLES
 
 ISSUE = (SAMPLES / "issue_load_more_500.md").read_text()
 PRAISE = (SAMPLES / "review_praise.txt").read_text()
@@ -40,6 +42,15 @@ def test_findings_filter_and_page(client: TestClient) -> None:
     only = client.get("/findings?classification=praise").json()["items"]
     assert [f["id"] for f in only] == [praise]
     assert client.get("/findings?cursor=zzz").status_code == 400
+
+
+def test_the_status_filter_takes_the_legacy_names_too(client: TestClient) -> None:
+    bug = _finding_id(client, ISSUE, source="github")
+    praise = _finding_id(client, PRAISE, source="review", rating=5)
+    for new, old, found in (("grounded", "verified", bug), ("ungrounded", "unverified", praise)):
+        for name in (new, old):
+            items = client.get(f"/findings?status={name}").json()["items"]
+            assert [(f["id"], f["status"]) for f in items] == [(found, new)], name
 
 
 def test_since_takes_a_date_time_with_its_offset(client: TestClient) -> None:
@@ -91,3 +102,38 @@ def test_a_finding_comes_back_with_its_suspects(client: TestClient) -> None:
     assert ranks == list(range(1, len(suspects) + 1))
     praise = _finding_id(client, PRAISE, source="review", rating=5)
     assert client.get(f"/findings/{praise}").json()["finding"]["suspects"] == []
+
+
+def test_a_repository_that_opted_in_is_verified_and_its_run_logs_are_served(
+    service_settings: ServiceSettings, lean_python: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DIAGNOSER_VERIFY", "1")  # the CLI's switch: the service ignores it
+    snippet = (SAMPLES / "issue_last_page_snippet.md").read_text()
+    opted = service_settings.model_copy(update={
+        "repos": {"demo": DEMO, "other": DEMO}, "verify_repos": {"demo": lean_python},
+    })  # fmt: skip
+    with TestClient(create_app(opted)) as client:
+        found = {}
+        for repo in ("demo", "other"):
+            body = {"report": {"text": snippet, "source": "github"}, "repo": repo}
+            job = client.post("/diagnose?wait=60", json=body).json()
+            assert job["state"] == "complete", job
+            found[repo] = job
+        verified, untouched = (found[r]["finding"] for r in ("demo", "other"))
+        assert verified["reproduction"]["status"] == "reproduced"
+        assert untouched["reproduction"]["status"] == "not_attempted"
+        assert [c["origin"] for c in untouched["changes"]] == ["model"]
+        ref, finding_id = verified["reproduction"]["log"], found["demo"]["finding_id"]
+        log = client.get(f"/findings/{finding_id}/logs/{ref}")
+        assert log.status_code == 200 and "PageOutOfRangeError: page 3 of 2" in log.text
+        assert log.headers["content-type"].startswith("text/plain")
+        made = [c for c in verified["changes"] if c["origin"] == "template"]
+        assert (
+            made
+            and client.get(f"/findings/{finding_id}/logs/{made[0]['tested']['log']}").status_code
+            == 200
+        )
+        other_id = found["other"]["finding_id"]
+        assert client.get(f"/findings/{other_id}/logs/{ref}").status_code == 404  # not its log
+        assert client.get(f"/findings/{finding_id}/logs/..%2F..%2Fetc").status_code in (404, 422)
+        assert client.get(f"/findings/{finding_id}/logs/0123456789ABCDEF").status_code == 422

@@ -49,7 +49,7 @@ def test_the_fallback_answers_when_the_first_model_fails_and_provenance_says_who
     provenance = outcome.finding.provenance
     assert provenance.answered == {"investigate": [OFFLINE]}
     assert provenance.models == [OFFLINE]
-    assert outcome.finding.status is Status.VERIFIED
+    assert outcome.finding.status is Status.GROUNDED
     exploring = next(e for e in outcome.events if e.state is State.EXPLORING)
     assert exploring.detail == "model primary-model → offline"
 

@@ -41,7 +41,7 @@ def test_ground_finding_checks_the_files_and_adds_provenance(workspace: Workspac
     finding = ground_finding(
         structured, workspace, cost, kind=Kind.CRASH, durations={"exploring": 0.5}
     )
-    assert finding.status is Status.VERIFIED and finding.classification is Kind.CRASH
+    assert finding.status is Status.GROUNDED and finding.classification is Kind.CRASH
     assert finding.report_markdown == markdown
     assert finding.provenance.models == ["scripted"] and finding.provenance.requests == 3
     assert finding.provenance.input_tokens == 90
@@ -95,7 +95,7 @@ def test_a_trace_that_never_enters_the_repo_is_reported_as_not_located(tmp_path:
     finding = outcome.finding
     assert outcome.state is State.COMPLETE and finding is not None
     assert finding.title == "Not located: ValueError: bad"
-    assert finding.files == [] and finding.status is Status.UNVERIFIED
+    assert finding.files == [] and finding.status is Status.UNGROUNDED
     assert finding.root_cause is not None and finding.root_cause.confidence == 0.1
 
 

@@ -48,7 +48,7 @@ def test_a_hallucinated_path_goes_back_as_a_retry_and_the_corrected_report_verif
     model, seen = writer(REPORT.format(path="src/cart.py"), REPORT.format(path="src/app.py"))
     outcome = diagnose(ReportIn(text=TRACE), workspace, models=RoleModels.using(model))
     assert outcome.state is State.COMPLETE and outcome.finding is not None
-    assert outcome.finding.status is Status.VERIFIED
+    assert outcome.finding.status is Status.GROUNDED
     assert "files[0]: no such file: src/cart.py" in seen[1]
 
 

@@ -23,7 +23,15 @@ import diagnoser.pipeline.run as pipeline_run
 from diagnoser import offline, provenance, tools
 from diagnoser.candidates import rank_candidates
 from diagnoser.events import TERMINAL, TRANSITIONS, Event, State
-from diagnoser.finding import MAX_SUSPECTS, Signal, Status
+from diagnoser.finding import (
+    MAX_SUSPECTS,
+    Localization,
+    ReproducerSource,
+    ReproductionStatus,
+    Signal,
+    Status,
+    TestStatus,
+)
 from diagnoser.intake import IntakeError, ReportIn
 from diagnoser.models import RoleModels, chain
 from diagnoser.pipeline import Outcome, diagnose, diagnose_async
@@ -63,18 +71,19 @@ def test_offline_investigator_on_every_sample_report(demo: Workspace) -> None:
 
 def test_offline_finds_the_fault_file_of_every_crash_report(demo: Workspace) -> None:
     crashes = [e for e in EXPECTED if e["classification"] == "crash"]
-    assert len(crashes) == 5
+    assert len(crashes) == 6
     for entry in crashes:
         finding = run_sample(entry, demo).finding
-        assert finding is not None and finding.status is Status.VERIFIED
+        assert finding is not None and finding.status is Status.GROUNDED
         assert entry["fault"]["path"] in [f.path for f in finding.files], entry["report"]  # type: ignore[index]
 
 
-def test_offline_puts_the_expected_fault_lines_first_for_four_of_five_crashes(
+def test_offline_puts_the_expected_fault_lines_first_for_four_of_six_crashes(
     demo: Workspace,
 ) -> None:
-    """The one it misses (load_more_500) crashes in `list_page`; the fix belongs in
-    `page_count` of the same file, which no frame names."""
+    """The two it misses are bug 1: load_more_500 crashes in `list_page`, the fix belongs
+    in `page_count` of the same file, which no frame names; last_page_snippet has no
+    trace at all (run with --verify, its repair template fixes `page_count`)."""
     hits = []
     for entry in (e for e in EXPECTED if e["classification"] == "crash"):
         top = run_sample(entry, demo).finding.files[0]  # type: ignore[union-attr]
@@ -351,3 +360,122 @@ def test_the_ranking_is_computed_once_and_the_offline_model_reads_it(
     assert finding.files[0].path == finding.suspects[0].path == "src/app.py"
     assert finding.suspects[0].source is Signal.FRAME and finding.suspects[0].score == 1.0
     assert len({s.path for s in finding.suspects}) == len(finding.suspects) <= MAX_SUSPECTS
+
+
+def test_a_reproduced_failure_localizes_from_the_runs_traceback(
+    make_repo: Callable[[dict[str, str | bytes]], Path], home: Path, lean_python: str
+) -> None:
+    from tests.diagnoser.verify.conftest import CART  # noqa: PLC0415
+
+    repo = make_repo({"shop/__init__.py": "", "shop/cart.py": CART, "shop/tax.py": "RATE = 0.2\n"})
+    settings = Settings(verify=True, verify_python=lean_python, verify_run_seconds=30)
+    text = (
+        "The basket total fails once something is in it:\n\n```python\nimport shop.cart\n"
+        "basket = shop.cart.Cart()\nbasket.add('tea', 3)\nbasket.total()\n```\n\nKeyError"
+    )
+    outcome = diagnose(ReportIn(text=text, source="bug_report"), Workspace(repo, settings))
+    finding = outcome.finding
+    assert outcome.state is State.COMPLETE and finding is not None
+    states = [e.state for e in outcome.events]
+    assert states.index(State.REPRODUCING) < states.index(State.MAPPED)
+    assert any(e.detail.startswith("reproduction reproduced") for e in outcome.events)
+    assert finding.reproduction.status is ReproductionStatus.REPRODUCED
+    assert finding.provenance.localized_from is Localization.REPRODUCTION
+    assert outcome.report is not None and any(f.in_app for f in outcome.report.frames)
+    assert finding.files[0].path == "shop/cart.py" and finding.files[0].start_line <= 12
+    assert State.TESTING in states  # reproduced: its fixes are run (none passes here)
+    assert all(c.tested.status is not TestStatus.PASSED for c in finding.changes)
+
+
+def test_without_verify_nothing_runs_and_the_finding_says_so(demo: Workspace) -> None:
+    text = f"{CRASH.read_text()}\n```python\nimport os\nos.getcwd()\n```"
+    outcome = diagnose(ReportIn(text=text), demo)
+    assert outcome.finding is not None
+    assert State.REPRODUCING not in [e.state for e in outcome.events]
+    assert outcome.finding.reproduction.status is ReproductionStatus.NOT_ATTEMPTED
+    assert outcome.finding.provenance.localized_from is Localization.REPORT
+
+
+PROBE_REPORT = """# KeyError in Cart.total
+## Root cause
+`add` stores the price under "cost", `total` reads "price".
+Confidence: 0.9
+## Locations
+1. `shop/cart.py:11-12` — `Cart.total` — fault
+   Reason: reads a key add never writes
+   ```
+   def total(self):
+       return sum(item["price"] for item in self.items)
+   ```
+## Proposed changes
+1. `shop/cart.py` — store the price under "price"
+   Rationale: the key total reads
+   ```diff
+   --- a/shop/cart.py
+   +++ b/shop/cart.py
+   @@ -8,2 +8,2 @@
+        def add(self, name, price):
+   -        self.items.append({"name": name, "cost": price})
+   +        self.items.append({"name": name, "price": price})
+   ```
+## Risk
+Complexity: low
+Risk: low
+Rationale: one key
+"""
+PROBE = "from shop.cart import Cart\ncart = Cart()\ncart.add('tea', 3)\ncart.total()\n"
+
+
+def test_a_real_explorer_reproduces_with_its_own_script_and_its_fix_is_run(
+    make_repo: Callable[[dict[str, str | bytes]], Path], home: Path, lean_python: str
+) -> None:
+    from tests.diagnoser.verify.conftest import CART, TESTS  # noqa: PLC0415
+
+    repo = make_repo({"shop/__init__.py": "", "shop/cart.py": CART, "tests/test_cart.py": TESTS})
+    answers: list[str] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered = {t.name for t in info.function_tools}
+        if "focus" in offered:
+            return ModelResponse(
+                parts=[ToolCallPart("focus", {"locations": ["shop/cart.py:11-12"]})]
+            )
+        if "reproduce" in offered and not answers:
+            answers.append("asked")
+            return ModelResponse(parts=[ToolCallPart("reproduce", {"code": PROBE})])
+        if "conclude" in offered:
+            answers.append(str(messages[-1]))
+            return ModelResponse(parts=[ToolCallPart("conclude", {})])
+        return ModelResponse(parts=[TextPart(PROBE_REPORT)])
+
+    settings = Settings(verify=True, verify_python=lean_python, verify_run_seconds=30)
+    text = "Since 2.0, asking a cart with one item for its total raises KeyError: 'price'."
+    outcome = diagnose(ReportIn(text=text, source="bug_report"), Workspace(repo, settings),
+                       models=RoleModels.using(FunctionModel(respond)))  # fmt: skip
+    finding = outcome.finding
+    assert finding is not None, outcome.reason
+    assert "reproduced: raised KeyError" in answers[1] and 'File "shop/cart.py"' in answers[1]
+    assert finding.reproduction.status is ReproductionStatus.REPRODUCED
+    assert finding.reproduction.source is ReproducerSource.EXPLORER_TEST
+    [change] = finding.changes
+    assert change.tested.status is TestStatus.PASSED, change.tested.detail
+    assert "1 neighbouring tests pass as at base" in change.tested.detail
+
+
+def test_the_reproduce_tool_is_offered_only_with_verification_and_a_model(
+    make_repo: Callable[[dict[str, str | bytes]], Path], home: Path
+) -> None:
+    offered: list[set[str]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered.append({t.name for t in info.function_tools})
+        if "focus" in offered[-1]:
+            return ModelResponse(parts=[ToolCallPart("focus", {"locations": ["a.py:1-1"]})])
+        if "conclude" in offered[-1]:
+            return ModelResponse(parts=[ToolCallPart("conclude", {})])
+        return ModelResponse(parts=[TextPart("# x\n")])
+
+    repo = make_repo({"a.py": "x = 1\n"})
+    diagnose(ReportIn(text="```python\nimport a\n```"), Workspace(repo, Settings()),
+             models=RoleModels.using(FunctionModel(respond)))  # fmt: skip
+    assert offered and not any("reproduce" in tools for tools in offered)

@@ -32,7 +32,7 @@ def test_an_off_template_report_goes_to_the_formatter_model(workspace: Workspace
     formatter = formatter_answering(CART_DRAFT)
     outcome = diagnose(ReportIn(text=TRACE), workspace, models=RoleModels.using(model, formatter))
     assert outcome.state is State.COMPLETE and outcome.finding is not None
-    assert outcome.finding.status is Status.VERIFIED
+    assert outcome.finding.status is Status.GROUNDED
     assert outcome.finding.classification is Kind.CRASH  # intake's, not the formatter's
     assert outcome.finding.provenance.models[-1] == "cheap-formatter"
     assert any("formatter model takes over" in e.detail for e in outcome.events)
@@ -44,7 +44,7 @@ def test_a_formatter_cannot_claim_status_checks_or_blast_radius(workspace: Works
     claimed = {
         **CART_DRAFT,
         "files": [{"path": "src/cart.py", "start_line": 8, "end_line": 9}],  # no such file
-        "status": "verified",
+        "status": "grounded",
         "checks": [{"name": "all good", "passed": True, "detail": "trust me"}],
         "blast_radius": {"symbols": ["everything"], "references": 999},
         "provenance": {"models": ["gpt-9"], "requests": 0},
@@ -63,7 +63,7 @@ def test_a_formatter_cannot_claim_status_checks_or_blast_radius(workspace: Works
     assert "blast_radius" not in json.dumps(schemas[0])
     finding = outcome.finding
     assert outcome.state is State.COMPLETE and finding is not None
-    assert finding.status is Status.UNVERIFIED and finding.classification is Kind.CRASH
+    assert finding.status is Status.UNGROUNDED and finding.classification is Kind.CRASH
     assert [(c.name, c.passed) for c in finding.checks] == [("files[0] src/cart.py:8-9", False)]
     assert finding.risk.blast_radius.symbols == [] and finding.risk.blast_radius.references == 0
     assert finding.provenance.models == [model.model_name, "cheap-formatter"]

@@ -10,7 +10,19 @@ import re
 
 import pytest
 
-from diagnoser.finding import Finding, Location, RootCause
+from diagnoser.finding import (
+    Change,
+    Finding,
+    Location,
+    Origin,
+    ReproducerSource,
+    Reproduction,
+    ReproductionStatus,
+    RootCause,
+    RunFrame,
+    Tested,
+    TestStatus,
+)
 from diagnoser.intake.report import Classification, Kind
 from diagnoser.render import to_markdown
 from tests.diagnoser.render.conftest import FINDING_NAMES, FINDINGS, LoadFinding, with_suspects
@@ -36,7 +48,7 @@ def test_not_actionable_is_a_short_note(load_finding: LoadFinding) -> None:
     assert to_markdown(untitled) == "# noise report\n\nClassified as noise — not investigated.\n"
 
 
-def test_verified_crash_has_every_section(load_finding: LoadFinding) -> None:
+def test_grounded_crash_has_every_section(load_finding: LoadFinding) -> None:
     text = to_markdown(load_finding("python_crash"))
     headings = re.findall(r"^#{1,2} .*$", text, flags=re.MULTILINE)
     assert headings == [
@@ -48,7 +60,7 @@ def test_verified_crash_has_every_section(load_finding: LoadFinding) -> None:
         "## Checks",
         "## Provenance",
     ]
-    assert "**crash** · ✅ verified" in text
+    assert "**crash** · ✅ grounded" in text
     assert "Confidence: 87%" in text
     assert "1. `src/shop/cart.py:14-15` — `Cart.total` — **fault** — Sums prices" in text
     assert "3. `src/shop/views.py:8` — `checkout` — **propagation**" in text
@@ -62,7 +74,7 @@ def test_verified_crash_has_every_section(load_finding: LoadFinding) -> None:
 
 def test_failed_checks_and_unknown_cost(load_finding: LoadFinding) -> None:
     text = to_markdown(load_finding("js_bug_partial"))
-    assert "⚠️ partially verified" in text
+    assert "⚠️ partially grounded" in text
     assert "- ✗ **evidence matches**: dropped" in text
     assert "- Cost: unknown" in text
     assert "```javascript\n" in text and "```tsx\n" in text
@@ -172,3 +184,77 @@ def test_the_suspects_table_has_five_cells_a_row_even_with_pipes(load_finding: L
     assert cells_per_row == [5, 5, 5]
     html = parser.render(text)
     assert "<code>src/shop/a|b.py:3</code>" in html
+
+
+def _ran(finding: Finding) -> Finding:
+    """`finding` with a run that reproduced it and a change whose tests failed."""
+    reproduction = Reproduction(
+        status=ReproductionStatus.REPRODUCED, reason="raised TypeError in src/shop/cart.py",
+        source=ReproducerSource.SNIPPET, command="python -I snippet.py",
+        exception="TypeError: unsupported operand type(s) for +: 'int' and 'NoneType'",
+        frames=[RunFrame(path="src/shop/views.py", line=8, function="checkout"),
+                RunFrame(path="src/shop/cart.py", line=15, function=None)],
+        seconds=1.234, log="0123456789abcdef",
+    )  # fmt: skip
+    tested = Tested(status=TestStatus.FAILED, command="pytest -q tests/test_cart.py",
+                    detail="test_total_skips_none failed", log="fedcba9876543210")  # fmt: skip
+    changes = [change.model_copy(update={"tested": tested}) for change in finding.changes]
+    return finding.model_copy(update={"reproduction": reproduction, "changes": changes})
+
+
+def test_nothing_run_is_one_line_under_the_badge(load_finding: LoadFinding) -> None:
+    lines = to_markdown(load_finding("python_crash")).splitlines()
+    badge = lines.index("**crash** · ✅ grounded")
+    assert lines[badge + 2] == (
+        "Reproduction: not attempted — verification is off "
+        "(--verify or DIAGNOSER\\_VERIFY=1 turns it on)"
+    )
+    assert "## Reproduction" not in lines
+    assert "Tested: **not run**" in lines  # each change says its tests did not run
+
+
+def test_a_reproduced_run_and_a_tested_change_are_shown(load_finding: LoadFinding) -> None:
+    text = to_markdown(_ran(load_finding("python_crash")))
+    headings = re.findall(r"^## .*$", text, flags=re.MULTILINE)
+    assert headings[:3] == ["## Root cause", "## Reproduction", "## Locations"]
+    assert "Reproduction: not attempted" not in text
+    assert "**reproduced** — raised TypeError in src/shop/cart.py\n" in text
+    assert "- Reproducer: code the report carries\n- Command: `python -I snippet.py`\n" in text
+    assert (
+        "- Exception: `TypeError: unsupported operand type(s) for +: 'int' and 'NoneType'`"
+    ) in text
+    assert (
+        "- Time: 1.23 s\n- Log: `0123456789abcdef` (`diagnoser log 0123456789abcdef` prints it)"
+    ) in text
+    assert (
+        "Frames in the repository, outermost first:\n\n"
+        "1. `src/shop/views.py:8` in `checkout`\n2. `src/shop/cart.py:15`\n"
+    ) in text
+    assert (
+        "Tested: **failed** — test\\_total\\_skips\\_none failed · `pytest -q tests/test_cart.py`"
+        " · log `fedcba9876543210` (`diagnoser log fedcba9876543210` prints it)"
+    ) in text
+
+
+def test_a_run_that_could_not_start_says_why_without_a_command() -> None:
+    finding = Finding(
+        classification=Kind.CRASH, title="t",
+        root_cause=RootCause(summary="s", confidence=0.5),
+        reproduction=Reproduction(status=ReproductionStatus.ERROR, reason="no bubblewrap"),
+    )  # fmt: skip
+    text = to_markdown(finding)
+    assert "## Reproduction\n\n**could not run** — no bubblewrap\n\n## Locations" in text
+    assert "Command:" not in text and "Time:" not in text
+
+
+def test_a_template_made_change_says_so() -> None:
+    made = Change(path="a.py", summary="ceiling division (line 2)", diff="--- a/a.py\n",
+                  origin=Origin.TEMPLATE, tested=Tested(status=TestStatus.PASSED))  # fmt: skip
+    cause = RootCause(summary="pages round down", confidence=0.6)
+    finding = Finding(classification=Kind.BUG, title="t", root_cause=cause, changes=[made])
+    text = to_markdown(finding)
+    assert "repair template, not a model" in text and "Tested: **passed**" in text
+    by_model = finding.model_copy(
+        update={"changes": [made.model_copy(update={"origin": Origin.MODEL})]}
+    )
+    assert "repair template" not in to_markdown(by_model)

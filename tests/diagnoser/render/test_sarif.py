@@ -14,7 +14,20 @@ from typing import Any
 
 import pytest
 
-from diagnoser.finding import Finding, Location, Role, RootCause, Status
+from diagnoser.finding import (
+    VERIFY_OFF_REASON,
+    Finding,
+    Location,
+    ReproducerSource,
+    Reproduction,
+    ReproductionStatus,
+    Role,
+    RootCause,
+    RunFrame,
+    Status,
+    Tested,
+    TestStatus,
+)
 from diagnoser.intake.report import Classification, Kind
 from diagnoser.render import to_sarif, to_sarif_json
 from diagnoser.render.sarif import fingerprint, level
@@ -57,7 +70,7 @@ def _fingerprint(kind: str, path: str, symbol: str) -> str:
     return hashlib.sha256(f"{kind}\0{path}\0{symbol}".encode()).hexdigest()
 
 
-def test_verified_python_crash_exactly(load_finding: LoadFinding) -> None:
+def test_grounded_python_crash_exactly(load_finding: LoadFinding) -> None:
     finding = load_finding("python_crash")
     log = to_sarif(finding, tool_version="1.2.3")
     assert log.keys() == {"$schema", "version", "runs"}
@@ -119,7 +132,7 @@ def test_verified_python_crash_exactly(load_finding: LoadFinding) -> None:
         "diagnoserFault/v1": _fingerprint("crash", "src/shop/cart.py", "Cart.total")
     }
     properties = result["properties"]
-    assert properties["status"] == "verified"
+    assert properties["status"] == "grounded"
     assert properties["confidence"] == 0.87
     assert properties["classification"] == "crash"
     assert properties["checks"][2] == {
@@ -155,12 +168,12 @@ def _crash(status: Status, confidence: float, role: Role = Role.FAULT) -> Findin
     )
 
 
-def test_error_needs_verification_a_fault_and_confidence() -> None:
-    assert level(_crash(Status.VERIFIED, 0.5)) == "error"
-    assert level(_crash(Status.VERIFIED, 0.49)) == "warning"
-    assert level(_crash(Status.PARTIALLY_VERIFIED, 0.9)) == "warning"
-    assert level(_crash(Status.VERIFIED, 0.9, Role.TRIGGER)) == "warning"
-    assert level(_crash(Status.VERIFIED, 0.9, Role.CONTEXT)) == "note"
+def test_error_needs_grounding_a_fault_and_confidence() -> None:
+    assert level(_crash(Status.GROUNDED, 0.5)) == "error"
+    assert level(_crash(Status.GROUNDED, 0.49)) == "warning"
+    assert level(_crash(Status.PARTIALLY_GROUNDED, 0.9)) == "warning"
+    assert level(_crash(Status.GROUNDED, 0.9, Role.TRIGGER)) == "warning"
+    assert level(_crash(Status.GROUNDED, 0.9, Role.CONTEXT)) == "note"
 
 
 def test_no_locations_is_a_valid_empty_run(load_finding: LoadFinding) -> None:
@@ -263,7 +276,7 @@ def test_triage_is_in_the_run_and_result_properties(validator: Any) -> None:
     triage = Classification(
         kind=Kind.CRASH, confidence=0.95, signals=["prior:developer", "rule:trace"]
     )
-    crash = _crash(Status.VERIFIED, 0.9).model_copy(update={"triage": triage})
+    crash = _crash(Status.GROUNDED, 0.9).model_copy(update={"triage": triage})
     log = to_sarif(crash)
     [run] = log["runs"]
     assert run["properties"]["triage"]["signals"] == ["prior:developer", "rule:trace"]
@@ -301,3 +314,41 @@ def test_valid_against_the_sarif_schema_with_suspects(
 ) -> None:
     log = json.loads(to_sarif_json(with_suspects(load_finding(name)), tool_version="0.1.0"))
     assert _errors(validator, log) == []
+
+
+def test_what_ran_is_in_the_result_properties(validator: Any, load_finding: LoadFinding) -> None:
+    finding = load_finding("python_crash")
+    reproduction = Reproduction(
+        status=ReproductionStatus.REPRODUCED, reason="raised TypeError in src/shop/cart.py",
+        source=ReproducerSource.NAMED_TEST, command="pytest -q tests/test_cart.py::test_total",
+        exception="TypeError: boom", seconds=2.5, log="0123456789abcdef",
+        frames=[RunFrame(path="src/shop/cart.py", line=15, function="total")],
+    )  # fmt: skip
+    tested = Tested(status=TestStatus.PASSED, command="pytest -q", log="fedcba9876543210")
+    ran = finding.model_copy(update={
+        "reproduction": reproduction,
+        "changes": [change.model_copy(update={"tested": tested}) for change in finding.changes],
+    })  # fmt: skip
+    [result] = to_sarif(ran)["runs"][0]["results"]
+    properties = result["properties"]
+    assert properties["reproduction"] == {
+        "status": "reproduced", "reason": "raised TypeError in src/shop/cart.py",
+        "source": "named_test", "command": "pytest -q tests/test_cart.py::test_total",
+        "exception": "TypeError: boom", "seconds": 2.5, "log": "0123456789abcdef",
+        "frames": [{"path": "src/shop/cart.py", "line": 15, "function": "total"}],
+    }  # fmt: skip
+    assert properties["changes"][0]["tested"] == {
+        "status": "passed",
+        "command": "pytest -q",
+        "log": "fedcba9876543210",
+        "detail": "",
+    }
+    assert properties["provenance"]["localized_from"] == "report"
+    assert _errors(validator, json.loads(to_sarif_json(ran))) == []
+
+
+def test_nothing_ran_is_said_in_the_properties_too(load_finding: LoadFinding) -> None:
+    [result] = to_sarif(load_finding("python_crash"))["runs"][0]["results"]
+    assert result["properties"]["reproduction"]["status"] == "not_attempted"
+    assert result["properties"]["reproduction"]["reason"] == VERIFY_OFF_REASON
+    assert result["properties"]["changes"][0]["tested"]["status"] == "not_run"

@@ -1,0 +1,14 @@
+"""Proof by execution (opt-in): a report's reproducer run in a sandboxed throwaway copy.
+
+    attempt = reproduce(report, workspace)     # Attempt: a Reproduction, the run's traces
+
+`reproducer` finds what to run, `runner` turns it into a command for a language,
+`scratch` makes the throwaway copy, `sandbox` runs it under bubblewrap with limits,
+`verdict` is the fail-closed base gate, `logs` keeps each run's output, `reproduce`
+puts them together.
+"""
+
+from diagnoser.verify.logs import Logs
+from diagnoser.verify.reproduce import Attempt, reproduce
+
+__all__ = ["Attempt", "Logs", "reproduce"]

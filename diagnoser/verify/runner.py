@@ -1,0 +1,202 @@
+"""`Runner`: how a language's reproducers become commands — the one small interface a
+new language implements (a named test → its test command; a snippet → a script file and
+the command that runs it; the host folders its toolchain needs inside the sandbox; the
+trace format its failures print). `prepare` makes a reproducer ready in a copy.
+
+`PythonRunner` is the operator's interpreter (`DIAGNOSER_VERIFY_PYTHON`, else the first
+`python3` on `PATH`): it should have the project's dependencies. Tests run with pytest
+(`--tb=native`, so failures print plain Python tracebacks), scripts from the copy's root
+with the copy importable, and the folders the code's imports resolve from
+(`reproducer.import_roots`: `src/`, `backend/`…).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from diagnoser.intake.report import TraceFormat
+from diagnoser.settings import Settings
+from diagnoser.verify.reproducer import JAVASCRIPT, PYTHON, Reproducer, import_roots
+from diagnoser.verify.sandbox import COPY_MOUNT, SAFE_PATH
+
+SCRIPT_NAME = "_diagnoser_reproducer.py"
+NODE_SCRIPT = "_diagnoser_reproducer.cjs"
+NODE_MODULE_SCRIPT = "_diagnoser_reproducer.mjs"
+_ESM = re.compile(r"^\s*(?:import\s[^(]|export\s)", re.M)
+"""An ES module: it runs as `.mjs`, anything else as CommonJS."""
+_PACKAGE_NAME = re.compile(r"^(?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*$")
+"""The snippet's file at the copy's root (not a repository file: its frames are not
+credited as the repository's)."""
+PROBE_SECONDS = 20.0
+_PROBE = (
+    "import json, sys; "
+    "print(json.dumps([sys.executable, sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path]))"
+)
+"""The interpreter as it knows itself: a launcher (a pyenv shim, a wrapper script) may
+not work inside the sandbox, the interpreter it starts does."""
+
+
+class RuntimeMissing(Exception):
+    """The configured runtime cannot be found or does not start."""
+
+
+class Runner(Protocol):
+    @property
+    def language(self) -> str: ...
+
+    @property
+    def trace_formats(self) -> frozenset[str]:
+        """The `TraceFormat` values of the tracebacks its runs print."""
+        ...
+
+    def binds(self) -> tuple[Path, ...]:
+        """Host folders the toolchain needs, shown read-only inside the sandbox."""
+        ...
+
+    def environment(self, code: str, files: Collection[str]) -> dict[str, str]:
+        """The run's variables, for `code` (what runs) in a repository of `files`."""
+        ...
+
+    def test_command(self, tests: Sequence[str]) -> list[str]: ...
+
+    def script(self, copy: Path, code: str) -> list[str]:
+        """Write the snippet (and what it needs) into `copy`; the command that runs it."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    command: list[str]
+    environment: dict[str, str]
+
+
+def prepare(runner: Runner, reproducer: Reproducer, copy: Path, files: Collection[str]) -> Prepared:
+    """`reproducer` made ready to run in `copy`: its command and environment."""
+    if reproducer.tests:
+        code = "\n".join(_read(copy / test.split("::")[0]) for test in reproducer.tests)
+        return Prepared(runner.test_command(reproducer.tests), runner.environment(code, files))
+    command = runner.script(copy, reproducer.code)
+    return Prepared(command, runner.environment(reproducer.code, files))
+
+
+def find_runner(language: str, settings: Settings) -> Runner:
+    """The runner of `language` with the settings' runtime; RuntimeMissing says why not."""
+    if language == JAVASCRIPT:
+        return NodeRunner.find(settings.verify_node)
+    return PythonRunner.find(settings.verify_python)
+
+
+@dataclass(frozen=True, slots=True)
+class PythonRunner:
+    python: str
+    """The interpreter, as it knows itself (a venv's `bin/python` stays a venv's)."""
+    folders: tuple[Path, ...]
+    language: str = PYTHON
+    trace_formats: frozenset[str] = frozenset({TraceFormat.PYTHON.value})
+
+    @classmethod
+    def find(cls, python: str | None) -> PythonRunner:
+        """The interpreter `python` (a path or a command on `PATH`; None: `python3`)."""
+        found = shutil.which(python or "python3")
+        if not found:
+            raise RuntimeMissing(
+                f"no Python runtime: {python or 'python3'} not found; set "
+                "DIAGNOSER_VERIFY_PYTHON to an interpreter with the project's dependencies"
+            )
+        try:
+            done = subprocess.run(
+                [found, "-I", "-c", _PROBE], capture_output=True, text=True,
+                timeout=PROBE_SECONDS, env={"PATH": SAFE_PATH}, check=True,
+            )  # fmt: skip
+            executable, *paths = json.loads(done.stdout)
+        except (OSError, subprocess.SubprocessError, ValueError) as exc:
+            raise RuntimeMissing(f"the Python runtime {found} does not start: {exc}") from None
+        binds = [Path(os.path.realpath(executable)).parent, Path(executable).parent,
+                 *(Path(p) for p in paths if p)]  # fmt: skip
+        kept = tuple(dict.fromkeys(p for p in binds if p.is_absolute() and p.exists()))
+        return cls(executable, kept)
+
+    def binds(self) -> tuple[Path, ...]:
+        return self.folders
+
+    def environment(self, code: str, files: Collection[str]) -> dict[str, str]:
+        roots = import_roots(code, files)
+        path = ":".join([COPY_MOUNT, *(f"{COPY_MOUNT}/{root}" for root in roots)])
+        return {
+            "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONHASHSEED": "0", "PYTHONUNBUFFERED": "1", "PYTHONNOUSERSITE": "1",
+            "PYTHONFAULTHANDLER": "1",
+        }  # fmt: skip
+
+    def test_command(self, tests: Sequence[str]) -> list[str]:
+        return [self.python, "-m", "pytest", "-q", "--tb=native", "-p", "no:cacheprovider", *tests]
+
+    def script(self, copy: Path, code: str) -> list[str]:
+        (copy / SCRIPT_NAME).write_text(code, encoding="utf-8")
+        return [self.python, SCRIPT_NAME]
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRunner:
+    """Node.js (`DIAGNOSER_VERIFY_NODE`, else `node` on `PATH`): a snippet runs as a script
+    at the copy's root, where `require`/`import` of the package's own name reaches the
+    copy (a `node_modules/<name>` link to it, from its `package.json`); tests with
+    `node --test`."""
+
+    node: str
+    language: str = JAVASCRIPT
+    trace_formats: frozenset[str] = frozenset({TraceFormat.JAVASCRIPT_V8.value})
+
+    @classmethod
+    def find(cls, node: str | None) -> NodeRunner:
+        found = shutil.which(node or "node")
+        if not found:
+            raise RuntimeMissing(
+                f"no Node.js runtime: {node or 'node'} not found; install Debian's nodejs or "
+                "set DIAGNOSER_VERIFY_NODE"
+            )
+        return cls(os.path.realpath(found))
+
+    def binds(self) -> tuple[Path, ...]:
+        return (Path(self.node).parent,)
+
+    def environment(self, code: str, files: Collection[str]) -> dict[str, str]:
+        return {"NODE_OPTIONS": "--stack-trace-limit=50", "NO_COLOR": "1"}
+
+    def test_command(self, tests: Sequence[str]) -> list[str]:
+        return [self.node, "--test", *tests]
+
+    def script(self, copy: Path, code: str) -> list[str]:
+        name = _package_name(copy)
+        if name:  # the package by its own name, as the report's code requires it
+            link = copy / "node_modules" / name
+            if not link.exists() and not link.is_symlink():
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.symlink_to(os.path.relpath(copy, link.parent), target_is_directory=True)
+        module = _ESM.search(code) is not None
+        script = NODE_MODULE_SCRIPT if module else NODE_SCRIPT
+        (copy / script).write_text(code, encoding="utf-8")
+        return [self.node, script]
+
+
+def _package_name(copy: Path) -> str | None:
+    try:
+        name = json.loads((copy / "package.json").read_text("utf-8")).get("name")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) and _PACKAGE_NAME.match(name) else None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text("utf-8", "replace")
+    except OSError:
+        return ""
