@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import json
 import re
+import shlex
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -46,6 +47,8 @@ Repos = Annotated[dict[str, Path], NoDecode]
 """Repositories by name; `NoDecode` for the same reason (`name=path,name=path`)."""
 GitRepos = Annotated[dict[str, str], NoDecode]
 """Git repositories by name (`name=URL[#ref]`)."""
+TESTS_WORD = "{tests}"
+"""In `verify_test_command`: where the test ids go."""
 MIN_MAP_TOKENS = 64
 """Below this a map holds hardly a file's outline (the `/repos/{name}/map` floor too)."""
 _REPO_NAME = re.compile(constants.REPO_NAME_PATTERN)
@@ -146,6 +149,10 @@ class Settings(BaseSettings):
     verify_python: str | None = None
     """The interpreter runs use (it should have the project's dependencies); unset, the
     first `python3` on `PATH`."""
+    verify_test_command: str | None = None
+    """The command a named test runs with, a template of shell words: `{python}` is the
+    interpreter, `{tests}` the test ids (`{python} -m pytest -x -p no:randomly {tests}`);
+    unset, `{python} -m pytest -q --tb=native -p no:cacheprovider {tests}`."""
     verify_node: str | None = None
     """The Node.js runs of JavaScript snippets use; unset, the first `node` on `PATH`."""
     verify_repos: GitRepos = Field(default_factory=dict)
@@ -210,6 +217,30 @@ class Settings(BaseSettings):
         if git_repos is not None:
             data = {**data, "git_repos": git_repos}
         return data
+
+    @field_validator("verify_test_command")
+    @classmethod
+    def _test_template(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            words = shlex.split(value)
+        except ValueError as exc:
+            raise ValueError(f"not shell words: {exc}") from None
+        if TESTS_WORD not in words:
+            raise ValueError(f"the template needs {TESTS_WORD} as a word of its own: {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _verified_are_served(self) -> Settings:
+        served = {*self.repos, *self.git_repos}
+        unknown = sorted(set(self.verify_repos) - served)
+        if unknown:
+            raise ValueError(
+                f"DIAGNOSER_VERIFY_REPOS names {', '.join(map(repr, unknown))}, not a served "
+                f"repository (DIAGNOSER_REPOS: {', '.join(sorted(served))})"
+            )
+        return self
 
     @field_validator("git_repos")
     @classmethod

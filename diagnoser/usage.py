@@ -18,7 +18,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.usage import RunUsage
 
 from diagnoser.constants import OFFLINE_MODEL
-from diagnoser.finding import Usage
+from diagnoser.finding import Finding, Usage
 
 __all__ = [
     "Costs",
@@ -147,3 +147,25 @@ def summed(records: Iterable[Usage]) -> Usage:
     for one in records:
         total += RunUsage(**one.model_dump())
     return record(total)
+
+
+def with_usage(finding: Finding, step: str, spent: Usage, priced: Costs) -> Finding:
+    """`finding` with one more step's model usage and cost in its provenance (a step run
+    after the provenance was made: the revision of failed changes)."""
+    if not spent.requests:
+        return finding
+    old = finding.provenance
+    before = {name: None if usd is None else Decimal(str(usd)) for name, usd in old.costs.items()}
+    costs_now = merge_costs(before, priced)
+    total = total_cost(costs_now)
+    provenance = old.model_copy(update={
+        "requests": old.requests + spent.requests,
+        "input_tokens": old.input_tokens + spent.input_tokens,
+        "output_tokens": old.output_tokens + spent.output_tokens,
+        "cache_read_tokens": old.cache_read_tokens + spent.cache_read_tokens,
+        "cache_write_tokens": old.cache_write_tokens + spent.cache_write_tokens,
+        "usage": {**old.usage, step: spent},
+        "costs": {k: None if v is None else float(v) for k, v in costs_now.items()},
+        "cost_usd": None if total is None else float(total),
+    })  # fmt: skip
+    return finding.model_copy(update={"provenance": provenance})

@@ -21,27 +21,31 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from pydantic_ai.models.fallback import FallbackModel
+
 from diagnoser.budget import RunLimits
 from diagnoser.candidates import rank_candidates
 from diagnoser.constants import OFFLINE_MODEL, RUN_TIMEOUT_SECONDS
 from diagnoser.events import TRANSITIONS, Event, Recorder, Sink, State
-from diagnoser.finding import Finding, Localization, Reproduction
+from diagnoser.finding import Finding, Localization, Reproduction, TestStatus
 from diagnoser.funnel import Funnel, Stage
 from diagnoser.intake import Report, ReportIn, Trace
 from diagnoser.models import RoleModels
 from diagnoser.pipeline.ground import ground_finding, triage_answered, triage_stage
 from diagnoser.pipeline.investigation import funnel_of, investigate
 from diagnoser.pipeline.report import intake, triage
-from diagnoser.pipeline.step import INVESTIGATE, STRUCTURE, StepFailed
+from diagnoser.pipeline.step import INVESTIGATE, REVISE, STRUCTURE, StepFailed
 from diagnoser.pipeline.structured import structure
 from diagnoser.provenance import make_provenance
 from diagnoser.suspects import SUSPECT_CANDIDATES, suspects
-from diagnoser.usage import describe, record, total_cost
+from diagnoser.usage import describe, record, total_cost, with_usage
 from diagnoser.verify import Attempt, reproduce
 from diagnoser.verify.fixes import check_fixes
 from diagnoser.verify.fusion import fuse
 from diagnoser.verify.probes import Probes
 from diagnoser.verify.reproduce import at, best
+from diagnoser.verify.revision import revise
+from diagnoser.verify.trial import Trials
 from diagnoser.workspace import Workspace
 from repomap import allocator
 
@@ -204,7 +208,7 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
         durations=dict(run.durations), suspected=suspected, triaged=triaged,
     )  # fmt: skip
     offline = investigation.model == OFFLINE_MODEL
-    grounded = await _test_fixes(run, grounded, attempt, workspace, templates=offline)
+    grounded = await _test_fixes(run, grounded, attempt, job, templates=offline)
     tested = run.state is State.TESTING
     run.move(State.COMPLETE, grounded.status.value)
     said: dict[str, object] = {
@@ -244,16 +248,26 @@ def _probes(job: _Job, report: Report, attempt: Attempt) -> Probes | None:
     return Probes(report, job.workspace)
 
 
-async def _test_fixes(run: Recorder, finding: Finding, attempt: Attempt, workspace: Workspace,
+async def _test_fixes(run: Recorder, finding: Finding, attempt: Attempt, job: _Job,
                       *, templates: bool) -> Finding:  # fmt: skip
-    """The proposed changes run, when the failure was reproduced (else as they are)."""
+    """The proposed changes run, when the failure was reproduced (else as they are); a
+    real explorer's change that failed goes back to its model once (`revision`)."""
     if attempt.bench is None:
         return finding
     run.move(State.TESTING, f"{len(finding.changes)} proposed changes")
     finding = await asyncio.to_thread(
         check_fixes, finding.model_copy(update={"reproduction": attempt.reproduction}),
-        attempt.bench, workspace, templates=templates,
+        attempt.bench, job.workspace, templates=templates,
     )  # fmt: skip
+    models = job.models.explorer.models
+    if models and any(c.tested.status is TestStatus.FAILED for c in finding.changes):
+        model = models[0] if len(models) == 1 else FallbackModel(*models)
+        trials = Trials(job.workspace, attempt.bench)
+        revised = await revise(finding, trials, model, on_note=run.note)
+        spent = record(revised.usage)
+        if spent.requests:
+            run.note(f"usage {REVISE}: {describe(spent, total_cost(revised.priced))}", spent)
+        finding = with_usage(revised.finding, REVISE, spent, revised.priced)
     for change in finding.changes:
         run.note(f"tested {change.path}: {change.tested.status.value} {change.tested.detail}")
     return finding

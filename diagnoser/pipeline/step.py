@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from pydantic_ai.exceptions import AgentRunError, UnexpectedModelBehavior
 
-__all__ = ["INVESTIGATE", "STRUCTURE", "TRIAGE", "StepFailed", "reason"]
+__all__ = ["INVESTIGATE", "REVISE", "STRUCTURE", "TRIAGE", "StepFailed", "reason"]
 
 TRIAGE = "triage"
 INVESTIGATE = "investigate"
 STRUCTURE = "structure"
-"""The steps a model answers in: the keys of `Provenance.answered`."""
+REVISE = "revise"
+"""The steps a model answers in: the keys of `Provenance.answered` (`revise`: a change
+that failed its run, back to the explorer's model, `diagnoser.verify.revision`)."""
 
 
 class StepFailed(Exception):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from collections.abc import Collection, Sequence
@@ -23,10 +24,22 @@ from pathlib import Path
 from typing import Protocol
 
 from diagnoser.intake.report import TraceFormat
-from diagnoser.settings import Settings
+from diagnoser.settings import TESTS_WORD, Settings
 from diagnoser.verify.reproducer import JAVASCRIPT, PYTHON, Reproducer, import_roots
 from diagnoser.verify.sandbox import COPY_MOUNT, SAFE_PATH
 
+PYTHON_WORD = "{python}"
+PYTEST_TEMPLATE = (
+    PYTHON_WORD,
+    "-m",
+    "pytest",
+    "-q",
+    "--tb=native",
+    "-p",
+    "no:cacheprovider",
+    TESTS_WORD,
+)
+"""Named tests, by default: plain Python tracebacks (`--tb=native`), no cache written."""
 SCRIPT_NAME = "_diagnoser_reproducer.py"
 NODE_SCRIPT = "_diagnoser_reproducer.cjs"
 NODE_MODULE_SCRIPT = "_diagnoser_reproducer.mjs"
@@ -91,7 +104,8 @@ def find_runner(language: str, settings: Settings) -> Runner:
     """The runner of `language` with the settings' runtime; RuntimeMissing says why not."""
     if language == JAVASCRIPT:
         return NodeRunner.find(settings.verify_node)
-    return PythonRunner.find(settings.verify_python)
+    template = tuple(shlex.split(settings.verify_test_command or "")) or None
+    return PythonRunner.find(settings.verify_python, test_template=template)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,11 +113,15 @@ class PythonRunner:
     python: str
     """The interpreter, as it knows itself (a venv's `bin/python` stays a venv's)."""
     folders: tuple[Path, ...]
+    test_template: tuple[str, ...] | None = None
+    """`Settings.verify_test_command` as words (`{python}`, `{tests}`); None: pytest's."""
     language: str = PYTHON
     trace_formats: frozenset[str] = frozenset({TraceFormat.PYTHON.value})
 
     @classmethod
-    def find(cls, python: str | None) -> PythonRunner:
+    def find(
+        cls, python: str | None, *, test_template: tuple[str, ...] | None = None
+    ) -> PythonRunner:
         """The interpreter `python` (a path or a command on `PATH`; None: `python3`)."""
         found = shutil.which(python or "python3")
         if not found:
@@ -122,7 +140,7 @@ class PythonRunner:
         binds = [Path(os.path.realpath(executable)).parent, Path(executable).parent,
                  *(Path(p) for p in paths if p)]  # fmt: skip
         kept = tuple(dict.fromkeys(p for p in binds if p.is_absolute() and p.exists()))
-        return cls(executable, kept)
+        return cls(executable, kept, test_template)
 
     def binds(self) -> tuple[Path, ...]:
         return self.folders
@@ -137,7 +155,13 @@ class PythonRunner:
         }  # fmt: skip
 
     def test_command(self, tests: Sequence[str]) -> list[str]:
-        return [self.python, "-m", "pytest", "-q", "--tb=native", "-p", "no:cacheprovider", *tests]
+        template = self.test_template or PYTEST_TEMPLATE
+        command: list[str] = []
+        for word in template:
+            command += (
+                list(tests) if word == TESTS_WORD else [word.replace(PYTHON_WORD, self.python)]
+            )
+        return command
 
     def script(self, copy: Path, code: str) -> list[str]:
         (copy / SCRIPT_NAME).write_text(code, encoding="utf-8")

@@ -193,6 +193,7 @@ def test_only_repositories_that_opted_in_are_ever_executed(monkeypatch: pytest.M
     monkeypatch.setenv("DIAGNOSER_VERIFY", "1")
     monkeypatch.setenv("DIAGNOSER_VERIFY_PYTHON", "python3")
     monkeypatch.setenv("DIAGNOSER_VERIFY_REPOS", "web=/srv/web/.venv/bin/python, api=python3.12")
+    monkeypatch.setenv("DIAGNOSER_REPOS", f"web={DEMO_REPO},api={DEMO_REPO},demo={DEMO_REPO}")
     settings = Settings()
     assert settings.verify and settings.verify_repos["api"] == "python3.12"
     web, other = settings.for_repo("web"), settings.for_repo("demo")
@@ -205,3 +206,6 @@ def test_a_malformed_verify_repos_fails_naming_it(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("DIAGNOSER_VERIFY_REPOS", "web")
     with pytest.raises(ValidationError, match="not name=path"):
         Settings()
+    monkeypatch.setenv("DIAGNOSER_VERIFY_REPOS", "web=python3")  # web is not served
+    with pytest.raises(ConfigError, match="DIAGNOSER_VERIFY_REPOS names 'web', not a served"):
+        load_settings()

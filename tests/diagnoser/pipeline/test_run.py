@@ -479,3 +479,49 @@ def test_the_reproduce_tool_is_offered_only_with_verification_and_a_model(
     diagnose(ReportIn(text="```python\nimport a\n```"), Workspace(repo, Settings()),
              models=RoleModels.using(FunctionModel(respond)))  # fmt: skip
     assert offered and not any("reproduce" in tools for tools in offered)
+
+
+@pytest.mark.parametrize("second_try_fixes", [True, False])
+def test_a_change_that_failed_its_run_goes_back_to_the_model_once(
+    make_repo: Callable[[dict[str, str | bytes]], Path], home: Path, lean_python: str,
+    second_try_fixes: bool,
+) -> None:  # fmt: skip
+    from tests.diagnoser.verify.conftest import CART, TESTS  # noqa: PLC0415
+
+    repo = make_repo({"shop/__init__.py": "", "shop/cart.py": CART, "tests/test_cart.py": TESTS})
+    wrong = PROBE_REPORT.replace('"price": price})', '"cost": price})  # same')
+    fenced = PROBE_REPORT.split("```diff\n")[1].split("   ```", maxsplit=1)[0]
+    right = fenced.replace("\n   ", "\n").lstrip()  # the report's diff, unindented
+    revision_prompts: list[str] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered = {t.name for t in info.function_tools}
+        if "focus" in offered:
+            return ModelResponse(
+                parts=[ToolCallPart("focus", {"locations": ["shop/cart.py:11-12"]})]
+            )
+        if "conclude" in offered:
+            return ModelResponse(parts=[ToolCallPart("conclude", {})])
+        if "Your change to shop/cart.py" in str(messages[-1]):
+            revision_prompts.append(str(messages[-1]))
+            answer = (
+                right if second_try_fixes else right.replace('"price": price', '"prize": price')
+            )
+            return ModelResponse(parts=[TextPart(f"```diff\n{answer}```")])
+        return ModelResponse(parts=[TextPart(wrong)])
+
+    settings = Settings(verify=True, verify_python=lean_python, verify_run_seconds=30)
+    text = f"```python\n{PROBE}```\nKeyError: 'price'"
+    outcome = diagnose(ReportIn(text=text, source="bug_report"), Workspace(repo, settings),
+                       models=RoleModels.using(FunctionModel(respond)))  # fmt: skip
+    finding = outcome.finding
+    assert finding is not None, outcome.reason
+    assert len(revision_prompts) == 1 and "reproducer still fails" in revision_prompts[0]
+    [change] = finding.changes
+    assert finding.provenance.usage["revise"].requests == 1
+    if second_try_fixes:
+        assert change.tested.status is TestStatus.PASSED and "revised once" in change.rationale
+        assert '"price": price' in (change.diff or "")
+    else:
+        assert change.tested.status is TestStatus.FAILED
+        assert "revised once, and the revision failed" in change.tested.detail

@@ -153,3 +153,22 @@ def test_a_missing_node_is_not_attempted_with_why(
     text = "```js\nrequire('kvparse').parse('x')\n```\nTypeError"
     tried = _attempt(repo, settings, text, home).reproduction
     assert tried.status is ReproductionStatus.NOT_ATTEMPTED and "Node.js" in tried.reason
+
+
+def test_a_test_command_template_runs_the_named_test_its_way(
+    shop: Path, verifying: Settings, home: Path
+) -> None:
+    template = "{python} -m pytest -x -q --tb=native -p no:cacheprovider -k total {tests}"
+    settings = verifying.model_copy(update={"verify_test_command": template})
+    text = "FAILED tests/test_cart.py::test_total - KeyError: 'price'"
+    tried = _attempt(shop, settings, text, home).reproduction
+    assert tried.status is ReproductionStatus.REPRODUCED, tried.reason
+    assert tried.command.endswith(
+        "-x -q --tb=native -p no:cacheprovider -k total tests/test_cart.py::test_total"
+    )
+    assert tried.command.startswith(verifying.verify_python or "")
+
+
+def test_a_test_command_template_without_its_tests_word_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"needs \{tests\}"):
+        Settings(verify_test_command="{python} -m pytest")
