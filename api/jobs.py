@@ -204,6 +204,8 @@ def investigate(job_id: str, prepared: Prepared) -> Investigated:
         )
     except (DiagnoserError, RepoMapError) as exc:  # a step refused (repo, report): it fails
         return Investigated(JobState.FAILED, str(exc), None)
+    if outcome.finding is not None:  # here, on the worker whose data directory holds them
+        rt.store.keep_run_logs(job_id, run_logs(outcome.finding))
     finding = outcome.finding.model_dump_json() if outcome.finding else None
     return Investigated(OUTCOME_STATES[outcome.state], outcome.reason, finding)
 
@@ -214,18 +216,16 @@ def finish(job_id: str, result: Investigated) -> str:
     finding = Finding.model_validate_json(result.finding_json) if result.finding_json else None
     done = rt.store.finish(
         job_id, result.state, reason=result.reason, finding=finding,
-        window=rt.settings.dedupe_window_seconds, logs=run_logs(finding),
+        window=rt.settings.dedupe_window_seconds,
     )  # fmt: skip
     if finding is not None and done.finding_id:
         rt.metrics.observe_finding(finding)
     return done.state.value
 
 
-def run_logs(finding: Finding | None) -> dict[str, str]:
+def run_logs(finding: Finding) -> dict[str, str]:
     """The logs `finding` references, from this process's data directory (the one that ran
-    them); a log it no longer has (this step re-run on another executor) is left out."""
-    if finding is None:
-        return {}
+    them, in this step)."""
     refs = [finding.reproduction.log, *(change.tested.log for change in finding.changes)]
     found = {ref: Logs().load(ref) for ref in refs if ref}
     return {ref: text for ref, text in found.items() if text is not None}

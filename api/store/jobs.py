@@ -169,13 +169,22 @@ class JobRecords(Transactions):
             )
             return [EventOut(seq=r.seq, at=r.at, state=r.state, detail=r.detail) for r in rows]
 
+    def keep_run_logs(self, job_id: str, logs: Mapping[str, str]) -> None:
+        """Store job `job_id`'s sandboxed runs' logs (reference → text), where any API
+        process serves them; a reference stored already is kept as it is (a re-run step)."""
+        if not logs:
+            return
+        with self._write_session() as session:
+            for ref, text in logs.items():
+                if session.get(RunLogRow, (job_id, ref)) is None:
+                    session.add(RunLogRow(job_id=job_id, ref=ref, text=without_nul(text)))
+
     def finish(
         self, job_id: str, state: JobState, *, reason: str = "", finding: Finding | None = None,
-        window: float = 0.0, logs: Mapping[str, str] | None = None,
+        window: float = 0.0,
     ) -> JobOut:  # fmt: skip
-        """End a job (once: a second call changes nothing), store its Finding and its
-        sandboxed runs' `logs` (reference → text), and keep its fingerprint claimed for
-        `window` more seconds."""
+        """End a job (once: a second call changes nothing), store its Finding, and keep
+        its fingerprint claimed for `window` more seconds."""
         with self._write_session() as session:
             job = session.get_one(JobRow, job_id)
             if JobState(job.state) in TERMINAL:
@@ -190,8 +199,6 @@ class JobRecords(Transactions):
                     title=without_nul(finding.title), created_at=now,
                     body=finding.model_dump_json(),
                 ))  # fmt: skip
-                session.add_all(RunLogRow(job_id=job.id, ref=ref, text=without_nul(text))
-                                for ref, text in (logs or {}).items())  # fmt: skip
             session.execute(
                 update(ClaimRow)
                 .where(ClaimRow.job_id == job_id)

@@ -2,7 +2,7 @@
 
 `diagnoser --verify` runs a report's reproducer and the proposed fixes in a sandbox; each
 run's command and output is referenced from the Finding by a 16-hex-digit reference. The
-worker that ran it copies those logs here when it stores the Finding, so any API process
+worker that ran them copies those logs here as its diagnosis ends, so any API process
 serves them (`GET /findings/{id}/logs/{ref}`); retention removes them with their job.
 
 Revision ID: 0005

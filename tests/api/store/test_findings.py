@@ -35,3 +35,21 @@ def test_findings_page_newest_first_with_filters(database_url: str) -> None:
     with pytest.raises(ValueError, match="cursor"):
         store.findings(cursor="not-a-cursor")
     engine.dispose()
+
+
+def test_a_findings_run_logs_are_kept_once_and_served_only_with_it(database_url: str) -> None:
+    engine = connect(database_url)
+    migrate(engine)
+    store = Store(engine)
+    jobs = [store.new_job(repo="demo", report_id=report(store)) for _ in range(2)]
+    assert all(jobs)
+    logs = {"0123456789abcdef": "$ python repro.py\nKeyError: 'x'\n", "fedcba9876543210": "ok\x00"}
+    store.keep_run_logs(jobs[0].id, logs)  # type: ignore[union-attr]
+    store.keep_run_logs(jobs[0].id, {"0123456789abcdef": "a re-run's text"})  # type: ignore[union-attr]
+    done = [store.finish(job.id, JobState.COMPLETE, finding=finding("t")) for job in jobs]  # type: ignore[union-attr]
+    first, second = (d.finding_id or "" for d in done)
+    assert store.run_log(first, "0123456789abcdef") == logs["0123456789abcdef"]
+    assert store.run_log(first, "fedcba9876543210") == "ok"  # NUL is not stored
+    assert store.run_log(second, "0123456789abcdef") is None  # another job's log
+    assert store.run_log("nope", "0123456789abcdef") is None
+    engine.dispose()
