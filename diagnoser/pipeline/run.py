@@ -208,7 +208,8 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
         durations=dict(run.durations), suspected=suspected, triaged=triaged,
     )  # fmt: skip
     offline = investigation.model == OFFLINE_MODEL
-    grounded = await _test_fixes(run, grounded, attempt, job, templates=offline)
+    probed = probes.attempts if probes is not None else []
+    grounded = await _test_fixes(run, grounded, attempt, job, templates=offline, probed=probed)
     tested = run.state is State.TESTING
     run.move(State.COMPLETE, grounded.status.value)
     said: dict[str, object] = {
@@ -249,20 +250,25 @@ def _probes(job: _Job, report: Report, attempt: Attempt) -> Probes | None:
 
 
 async def _test_fixes(run: Recorder, finding: Finding, attempt: Attempt, job: _Job,
-                      *, templates: bool) -> Finding:  # fmt: skip
+                      *, templates: bool, probed: Sequence[Attempt] = ()) -> Finding:  # fmt: skip
     """The proposed changes run, when the failure was reproduced (else as they are); a
-    real explorer's change that failed goes back to its model once (`revision`)."""
+    real explorer's change that failed goes back to its model once (`revision`). The
+    budget is what the reproduction (`probed`: the explorer's own runs too) left."""
     if attempt.bench is None:
         return finding
     run.move(State.TESTING, f"{len(finding.changes)} proposed changes")
+    used = run.durations.get(State.REPRODUCING.value, 0.0) + sum(
+        a.reproduction.seconds for a in probed
+    )  # the sandbox's time so far, not the model's
+    bench = attempt.bench.resumed(job.workspace.settings.verify_seconds - used)
     finding = await asyncio.to_thread(
         check_fixes, finding.model_copy(update={"reproduction": attempt.reproduction}),
-        attempt.bench, job.workspace, templates=templates,
+        bench, job.workspace, templates=templates,
     )  # fmt: skip
     models = job.models.explorer.models
     if models and any(c.tested.status is TestStatus.FAILED for c in finding.changes):
         model = models[0] if len(models) == 1 else FallbackModel(*models)
-        trials = Trials(job.workspace, attempt.bench)
+        trials = Trials(job.workspace, bench)
         revised = await revise(finding, trials, model, on_note=run.note)
         spent = record(revised.usage)
         if spent.requests:

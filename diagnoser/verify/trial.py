@@ -13,6 +13,7 @@ the budget's deadline; each trial's log is stored.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 import time
@@ -47,6 +48,11 @@ class Bench:
     deadline: float
     """`time.monotonic()` past which no trial starts (the verification budget)."""
     home: Path | None = None
+
+    def resumed(self, seconds: float) -> Bench:
+        """This bench with `seconds` of budget from now: what the reproduction left, given
+        back after the model's investigation (whose time is not the sandbox's)."""
+        return dataclasses.replace(self, deadline=time.monotonic() + max(0.0, seconds))
 
 
 @dataclass

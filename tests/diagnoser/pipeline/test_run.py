@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import threading
+import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -525,3 +526,31 @@ def test_a_change_that_failed_its_run_goes_back_to_the_model_once(
     else:
         assert change.tested.status is TestStatus.FAILED
         assert "revised once, and the revision failed" in change.tested.detail
+
+
+def test_the_models_own_time_does_not_spend_the_verification_budget(
+    make_repo: Callable[[dict[str, str | bytes]], Path], home: Path, lean_python: str
+) -> None:
+    from tests.diagnoser.verify.conftest import CART, TESTS  # noqa: PLC0415
+
+    repo = make_repo({"shop/__init__.py": "", "shop/cart.py": CART, "tests/test_cart.py": TESTS})
+    budget = 6.0
+
+    def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered = {t.name for t in info.function_tools}
+        if "focus" in offered:
+            time.sleep(budget + 0.5)  # a model that thinks longer than the whole budget
+            return ModelResponse(
+                parts=[ToolCallPart("focus", {"locations": ["shop/cart.py:11-12"]})]
+            )
+        if "conclude" in offered:
+            return ModelResponse(parts=[ToolCallPart("conclude", {})])
+        return ModelResponse(parts=[TextPart(PROBE_REPORT)])
+
+    settings = Settings(verify=True, verify_python=lean_python, verify_seconds=budget)
+    text = f"```python\n{PROBE}```\nKeyError: 'price'"
+    finding = diagnose(ReportIn(text=text, source="bug_report"), Workspace(repo, settings),
+                       models=RoleModels.using(FunctionModel(slow))).finding  # fmt: skip
+    assert finding is not None and finding.reproduction.status is ReproductionStatus.REPRODUCED
+    [change] = finding.changes
+    assert change.tested.status is TestStatus.PASSED, change.tested.detail
