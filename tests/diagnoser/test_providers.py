@@ -25,7 +25,7 @@ from pydantic_ai.usage import RequestUsage, RunUsage
 from diagnoser.agent import PROBE_TOOL, SUSPECTS_HEADER
 from diagnoser.budget import RunLimits
 from diagnoser.events import State
-from diagnoser.finding import Status
+from diagnoser.finding import ReproducerSource, ReproductionStatus, Status
 from diagnoser.formatter import INSTRUCTIONS as FORMATTER_INSTRUCTIONS
 from diagnoser.funnel import STAGE_TOOLS, Stage
 from diagnoser.intake import ReportIn
@@ -651,3 +651,31 @@ def test_the_formatter_gets_what_the_explorer_left_of_the_runs_tokens(
         f"the run used {900 + request.input_tokens:,} input tokens, over "
         "DIAGNOSER_MAX_INPUT_TOKENS=1,000"
     )
+
+
+LAST_PAGE = (
+    "from notes.models import Note\nfrom notes.store import NoteStore\nstore = NoteStore()\n"
+    "for n in range(45):\n    store.save(Note(owner_id='ana', title=str(n)))\n"
+    "store.list_page('ana', page=3)\n"
+)
+
+
+@pytest.mark.parametrize("wire", list(Wire))
+def test_a_real_explorer_writes_and_runs_its_own_reproducer_over_each_wire(
+    fake: FakeProvider, wire: Wire, home: Path, lean_python: str
+) -> None:
+    settings = Settings(verify=True, verify_python=lean_python, verify_run_seconds=30)
+    workspace = Workspace(SAMPLES / "demo_app", settings)
+    text = "With 45 notes, asking the store for page 3 raises PageOutOfRangeError."
+    script = replies(
+        call("focus", locations=[f"{STORE}:79-82"]), call(PROBE_TOOL, code=LAST_PAGE),
+        call("conclude"), Text(template()),
+    )  # fmt: skip
+    outcome = run(fake, script, workspace, text, wire=wire)
+    finding = outcome.finding
+    assert finding is not None, outcome.reason
+    assert PROBE_TOOL in offered(fake)[1]  # offered in the deep-dive, with verification on
+    answer = fake.requests[2].results()[-1].text  # the tool's result, as the wire carried it
+    assert answer.startswith("reproduced:") and "PageOutOfRangeError: page 3 of 2" in answer
+    assert finding.reproduction.source is ReproducerSource.EXPLORER_TEST
+    assert finding.reproduction.status is ReproductionStatus.REPRODUCED
