@@ -679,3 +679,41 @@ def test_a_real_explorer_writes_and_runs_its_own_reproducer_over_each_wire(
     assert answer.startswith("reproduced:") and "PageOutOfRangeError: page 3 of 2" in answer
     assert finding.reproduction.source is ReproducerSource.EXPLORER_TEST
     assert finding.reproduction.status is ReproductionStatus.REPRODUCED
+
+
+def _with_change(replacement: str) -> str:
+    """The template report, proposing `return max(1, total // per_page)` → `replacement`."""
+    diff = (
+        f"--- a/{STORE}\n+++ b/{STORE}\n@@ -81,2 +81,2 @@\n"
+        "         total = len(self.for_owner(owner_id))\n"
+        f"-        return max(1, total // per_page)\n+        {replacement}\n"
+    )
+    fenced = "\n".join("   " + line for line in diff.splitlines())
+    change = (
+        f"## Proposed changes\n1. `{STORE}` — round up\n   Rationale: x\n"
+        f"   ```diff\n{fenced}\n   ```\n"
+    )
+    return template().replace("## Risk\n", change + "## Risk\n")
+
+
+def test_a_failed_change_is_revised_once_over_the_wire(
+    fake: FakeProvider, home: Path, lean_python: str
+) -> None:
+    settings = Settings(verify=True, verify_python=lean_python, verify_run_seconds=30)
+    workspace = Workspace(SAMPLES / "demo_app", settings)
+    text = (SAMPLES / "reports" / "issue_last_page_snippet.md").read_text()
+    fixed = f"```diff\n{_with_change('return max(1, -(-total // per_page))').split('```diff')[1]}"
+    revision = fixed.replace("\n   ", "\n").split("```\n")[0] + "```"
+    script = replies(
+        call("focus", locations=[f"{STORE}:79-82"]), call("conclude"),
+        Text(_with_change("return max(1, total // per_page + 0)")), Text(revision),
+    )  # fmt: skip
+    outcome = run(fake, script, workspace, text, wire=Wire.CHAT)
+    finding = outcome.finding
+    assert finding is not None, outcome.reason
+    [change] = [c for c in finding.changes if c.origin.value == "model"]
+    assert change.tested.status.value == "passed", change.tested.detail
+    assert "-(-total // per_page)" in (change.diff or "") and "revised once" in change.rationale
+    asked = fake.requests[-1]
+    assert "reproducer still fails" in asked.text and "PageOutOfRangeError" in asked.text
+    assert finding.provenance.usage["revise"].requests == 1
