@@ -3,9 +3,13 @@ says what stopped it, and leaves nothing outside its copy."""
 
 from __future__ import annotations
 
+import json
 import os
 import resource
+import shutil
+import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -13,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from diagnoser.verify import sandbox as sandbox_module
 from diagnoser.verify.sandbox import (
     COPY_MOUNT,
     SANDBOX_UIDS,
@@ -237,3 +242,67 @@ def test_a_fork_bomb_does_not_starve_a_run_beside_it(tmp_path: Path) -> None:
     finally:
         holding.join()
     assert "started True" in beside.output, beside.output
+
+
+AS_ANOTHER_USER = """
+import importlib.util, json, sys
+from pathlib import Path
+spec = importlib.util.spec_from_file_location("sandbox", sys.argv[1])
+sandbox = importlib.util.module_from_spec(spec)
+sys.modules["sandbox"] = sandbox
+spec.loader.exec_module(sandbox)
+box = sandbox.Sandbox.find(sandbox.Limits(seconds=20, processes=16))
+run = box.run(["/usr/bin/python3", "hostile.py"], copy=Path(sys.argv[2]))
+print(json.dumps({"setpriv": box.setpriv, "exit": run.exit_code, "output": run.output}))
+"""
+
+
+def test_a_service_that_is_not_root_gets_a_user_namespace_and_the_same_limits() -> None:
+    """Every machine here runs as root: the other path, run as `nobody` with Debian's
+    Python (the test environment's interpreter lives under /root, pytest's folders are
+    root's alone)."""
+    setpriv, system_python = shutil.which("setpriv"), Path("/usr/bin/python3")
+    if os.geteuid() != 0 or not setpriv or not system_python.exists():
+        pytest.skip("needs root to become another user, and Debian's /usr/bin/python3")
+    with tempfile.TemporaryDirectory(dir="/tmp") as place:
+        _as_nobody(Path(place), setpriv, system_python)
+
+
+def _as_nobody(place: Path, setpriv: str, system_python: Path) -> None:
+    copy = place / "copy"
+    copy.mkdir()
+    (copy / "hostile.py").write_text(
+        textwrap.dedent("""
+        import os, socket
+        print("uid", os.getuid())
+        try:
+            socket.create_connection(("pypi.org", 443), timeout=3)
+            print("CONNECTED")
+        except OSError:
+            print("no network")
+        children = 0
+        try:
+            while True:
+                if os.fork() == 0:
+                    import time
+                    time.sleep(5)
+                    os._exit(0)
+                children += 1
+        except OSError:
+            print("stopped after", children)
+    """)
+    )
+    for path in (place, copy, copy / "hostile.py"):
+        os.chown(path, 65534, 65534)
+    module = Path(sandbox_module.__file__ or "")
+    done = subprocess.run(
+        [setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups", str(system_python),
+         "-I", "-c", AS_ANOTHER_USER, str(module), str(copy)],
+        capture_output=True, text=True, timeout=60, cwd=copy, env={"PATH": "/usr/bin:/bin"},
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["setpriv"] is None  # not root: bubblewrap's user namespace, no drop
+    assert "no network" in result["output"] and "CONNECTED" not in result["output"]
+    assert int(result["output"].split("stopped after")[1].split()[0]) < 16
