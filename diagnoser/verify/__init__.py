@@ -4,8 +4,11 @@
 
 `reproducer` finds what to run, `runner` turns it into a command for a language,
 `scratch` makes the throwaway copy, `sandbox` runs it under bubblewrap with limits,
-`verdict` is the fail-closed base gate, `logs` keeps each run's output, `reproduce`
-puts them together.
+`verdict` is the fail-closed base gate, `logs` keeps each run's output, `reproduce` puts
+them together; `probes` are the explorer's own reproducers. After a reproduction:
+`fusion` merges the run's ranking with the report's, `trial` runs a proposed change
+against the reproducer and its `neighbours`' tests, `fixes` tries every change and the
+repair `templates`, `revision` sends a failed change back to the model once.
 """
 
 from diagnoser.verify.logs import Logs

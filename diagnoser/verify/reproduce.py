@@ -29,7 +29,7 @@ from diagnoser.workspace import Workspace
 
 NO_REPRODUCER = (
     "the report carries no reproducer: no failing test it names (tests/x.py::test_y) "
-    "and no runnable Python code"
+    "and no runnable Python code (or JavaScript, in a repository that has some)"
 )
 MIN_RUN_SECONDS = 5.0
 """A run given less than this is not started (the budget is spent)."""
