@@ -72,6 +72,8 @@ def run(service: Service) -> int:
             signal.signal(number, handler)
         service.store.engine.dispose()
     word, code = STOP_SIGNALS[signal.Signals(received[0])]
+    if handed:  # their threads run on without DBOS: what they would say is noise now
+        _mute_abandoned()
     print(
         f"{PROG}: {word}: {held - handed} running jobs ended, {handed} handed back to the fleet",
         file=sys.stderr, flush=True,
@@ -80,6 +82,14 @@ def run(service: Service) -> int:
         sys.stdout.flush()
         os._exit(code)
     return code
+
+
+def _mute_abandoned() -> None:
+    """Silence the threads of the jobs handed back to the fleet: DBOS is gone, so the step
+    each is in fails when it ends ("System database accessed before DBOS was launched"),
+    a traceback that would follow our last line. Their jobs are the fleet's to run."""
+    threading.excepthook = lambda _args: None
+    logging.disable(logging.CRITICAL)
 
 
 def _warm_then_ready(service: Service) -> None:
