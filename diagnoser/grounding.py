@@ -45,6 +45,9 @@ BLAST_RADIUS_FILES = 10
 _SPACE = re.compile(r"\s+")
 
 
+NOT_A_DIFF = "the diff is not a unified diff with hunks"
+
+
 class CheckKind(StrEnum):
     PATH = "path"
     RANGE = "range"
@@ -205,15 +208,30 @@ def _check_change(change: ProposedChange, workspace: Workspace) -> list[tuple[Ch
         return [(CheckKind.PATH, str(exc))]
     if change.diff is None:
         return []
-    diffs = list(whatthepatch.parse_patch(change.diff))
-    if not diffs or not any(d.changes for d in diffs):
-        return [(CheckKind.DIFF, "the diff is not a unified diff with hunks")]
-    for diff in diffs:
-        try:
-            whatthepatch.apply_diff(diff, lines)
-        except Exception as exc:  # whatthepatch raises its own HunkApplyException (and others)
-            return [(CheckKind.DIFF, f"the diff does not apply to {resolved.rel}: {exc}")]
+    try:
+        apply_diff(change.diff, lines)
+    except ValueError as exc:
+        why = (
+            str(exc)
+            if str(exc) == NOT_A_DIFF
+            else f"the diff does not apply to {resolved.rel}: {exc}"
+        )
+        return [(CheckKind.DIFF, why)]
     return []
+
+
+def apply_diff(diff: str, lines: list[str]) -> list[str]:
+    """`lines` with the unified `diff` applied, patch after patch; ValueError when it is
+    not a diff (`NOT_A_DIFF`) or does not apply (whatthepatch's reason)."""
+    patches = [patch for patch in whatthepatch.parse_patch(diff) if patch.changes]
+    if not patches:
+        raise ValueError(NOT_A_DIFF)
+    for patch in patches:
+        try:
+            lines = list(whatthepatch.apply_diff(patch, lines))
+        except Exception as exc:  # whatthepatch raises its own HunkApplyException (and others)
+            raise ValueError(str(exc)) from None
+    return lines
 
 
 def _changed_symbols(change: ProposedChange, workspace: Workspace) -> list[str]:

@@ -20,7 +20,7 @@ from diagnoser.finding import Reproduction, ReproductionStatus
 from diagnoser.intake import Report, Trace
 from diagnoser.verify.logs import Logs
 from diagnoser.verify.reproducer import Reproducer, find_reproducers
-from diagnoser.verify.runner import RuntimeMissing, find_runner, prepare
+from diagnoser.verify.runner import Runner, RuntimeMissing, find_runner, prepare
 from diagnoser.verify.sandbox import Limits, Sandbox, SandboxUnavailable
 from diagnoser.verify.scratch import Scratch, ScratchTooLarge
 from diagnoser.verify.trial import Bench
@@ -80,14 +80,19 @@ def run_reproducers(reproducers: Sequence[Reproducer], report: Report, workspace
         return _not_attempted(str(exc))
     deadline = time.monotonic() + seconds
     results: list[Attempt] = []
+    runners: dict[str, Runner | RuntimeMissing] = {}  # one probe of each runtime
     for reproducer in reproducers:
         left = deadline - time.monotonic()
         if left < MIN_RUN_SECONDS:
             break
-        try:
-            runner = find_runner(reproducer.language, settings)
-        except RuntimeMissing as exc:
-            results.append(_not_attempted(str(exc)))
+        if reproducer.language not in runners:
+            try:
+                runners[reproducer.language] = find_runner(reproducer.language, settings)
+            except RuntimeMissing as exc:
+                runners[reproducer.language] = exc
+        runner = runners[reproducer.language]
+        if isinstance(runner, RuntimeMissing):
+            results.append(_not_attempted(str(runner)))
             continue
         bench = Bench(sandbox.within(left), runner, reproducer, deadline, home)
         results.append(_attempt(bench, report, workspace))

@@ -20,10 +20,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import whatthepatch
-
 from diagnoser.errors import ToolError
 from diagnoser.finding import Tested, TestStatus
+from diagnoser.grounding import apply_diff
 from diagnoser.verify.logs import Logs
 from diagnoser.verify.neighbours import neighbour_tests
 from diagnoser.verify.reproducer import Reproducer
@@ -60,6 +59,7 @@ class Trials:
     workspace: Workspace
     bench: Bench
     _base: dict[tuple[str, ...], dict[str, str]] = field(default_factory=dict)
+    _neighbours: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def time_left(self) -> float:
@@ -70,10 +70,12 @@ class Trials:
         if self.time_left < MIN_TRIAL_SECONDS:
             return Tested(status=TestStatus.NOT_RUN, detail="the verification budget is spent")
         try:
-            patched = _apply(diff, self.workspace.read_text_lines(path)[1])
+            patched = "\n".join(apply_diff(diff, self.workspace.read_text_lines(path)[1])) + "\n"
         except (ToolError, ValueError) as exc:
             return Tested(status=TestStatus.NOT_RUN, detail=f"the diff does not apply: {exc}")
-        neighbours = neighbour_tests([path], self.workspace.file_paths, self._read)
+        if path not in self._neighbours:  # the same for every trial of a file: found once
+            self._neighbours[path] = neighbour_tests([path], self.workspace.file_paths, self._read)
+        neighbours = self._neighbours[path]
         before = self._base_outcomes(neighbours)
         with Scratch(self.bench.home).copy(self.workspace) as copy:
             (copy / path).write_text(patched, encoding="utf-8")
@@ -142,19 +144,6 @@ class Trials:
             return "\n".join(self.workspace.read_text_lines(path)[1])
         except ToolError:
             return ""
-
-
-def _apply(diff: str, lines: list[str]) -> str:
-    """The file's text with `diff` applied; ValueError when it does not apply."""
-    patches = [p for p in whatthepatch.parse_patch(diff) if p.changes]
-    if not patches:
-        raise ValueError("not a unified diff with hunks")
-    for patch in patches:
-        try:
-            lines = list(whatthepatch.apply_diff(patch, lines))
-        except Exception as exc:  # whatthepatch raises its own HunkApplyException (and others)
-            raise ValueError(str(exc)) from None
-    return "\n".join(lines) + "\n"
 
 
 def _outcomes(output: str) -> dict[str, str]:

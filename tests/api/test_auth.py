@@ -142,6 +142,7 @@ PROTECTED = (
     ("GET", "/jobs/nope/events"),
     ("GET", "/findings"),
     ("GET", "/findings/nope"),
+    ("GET", "/findings/nope/logs/0123456789abcdef"),
     ("GET", "/repos"),
     ("GET", "/repos/demo/map"),
     ("GET", "/metrics"),  # DIAGNOSER_METRICS_PUBLIC is off by default

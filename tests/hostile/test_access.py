@@ -119,6 +119,26 @@ def test_with_keys_metrics_wants_a_key_unless_made_public(
 
 
 @SQLITE_ONLY
+def test_run_logs_want_a_key_and_made_up_references_read_nothing(
+    service_settings: ServiceSettings,
+) -> None:
+    """`GET /findings/{id}/logs/{ref}` (issue 26): a reference is 16 hex digits, looked up
+    in the store for that finding only — never a path, never a 500."""
+    made_up = ("0123456789abcdef", "..%2F..%2Fetc%2Fpasswd", "%00" * 8, "f" * 10_000,
+               "0123456789ABCDEF", "0123456789abcdef0")  # fmt: skip
+    with TestClient(_app(service_settings, api_keys=(KEY,))) as client:
+        for ref in made_up:  # an encoded `/` matches no route at all: 404 before any key
+            assert client.get(f"/findings/nope/logs/{ref}").status_code in (401, 404), ref
+        assert client.get("/findings/nope/logs/0123456789abcdef").status_code == 401
+        key = {"X-API-Key": KEY}
+        answers = {ref: client.get(f"/findings/nope/logs/{ref}", headers=key) for ref in made_up}
+        assert answers["0123456789abcdef"].status_code == 404
+        for ref, answer in answers.items():
+            assert answer.status_code in (404, 422), ref
+            assert len(answer.content) < 2_000 and "root:" not in answer.text
+
+
+@SQLITE_ONLY
 def test_with_keys_readyz_says_only_whether_ready_and_healthz_stays_open(
     service_settings: ServiceSettings,
 ) -> None:

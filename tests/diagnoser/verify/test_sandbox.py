@@ -30,6 +30,27 @@ PYTHON = sys.executable
 BINDS = tuple(Path(p) for p in {sys.prefix, sys.base_prefix, *sys.path} if p and Path(p).exists())
 
 
+FORK_BOMB = """
+import os, time
+children = 0
+try:
+    while True:
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+        children += 1
+except OSError as exc:
+    print("stopped after", children, type(exc).__name__)
+"""
+"""Forks until the process limit refuses; its children would outlive a run by far."""
+NO_NETWORK = """
+import socket
+try:
+    socket.create_connection(("pypi.org", 443), timeout=3)
+    print("CONNECTED")
+except OSError:
+    print("no network")
+"""
 FILL_AND_HOLD = """
 import os, time
 try:
@@ -121,22 +142,7 @@ def test_no_secrets_home_or_environment(copy: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_a_fork_bomb_hits_the_process_limit(copy: Path) -> None:
-    run = _run(
-        copy,
-        """
-        import os, time
-        children = 0
-        try:
-            while True:
-                if os.fork() == 0:
-                    time.sleep(30)
-                    os._exit(0)
-                children += 1
-        except OSError as exc:
-            print("stopped after", children, type(exc).__name__)
-    """,
-        Limits(seconds=20, processes=32),
-    )
+    run = _run(copy, FORK_BOMB, Limits(seconds=20, processes=32))
     assert "stopped after" in run.output and "BlockingIOError" in run.output
     assert int(run.output.split("stopped after")[1].split()[0]) < 32
     assert run.seconds < 15  # the sleeping children died with the sandbox
@@ -271,27 +277,7 @@ def test_a_service_that_is_not_root_gets_a_user_namespace_and_the_same_limits() 
 def _as_nobody(place: Path, setpriv: str, system_python: Path) -> None:
     copy = place / "copy"
     copy.mkdir()
-    (copy / "hostile.py").write_text(
-        textwrap.dedent("""
-        import os, socket
-        print("uid", os.getuid())
-        try:
-            socket.create_connection(("pypi.org", 443), timeout=3)
-            print("CONNECTED")
-        except OSError:
-            print("no network")
-        children = 0
-        try:
-            while True:
-                if os.fork() == 0:
-                    import time
-                    time.sleep(5)
-                    os._exit(0)
-                children += 1
-        except OSError:
-            print("stopped after", children)
-    """)
-    )
+    (copy / "hostile.py").write_text(NO_NETWORK + FORK_BOMB)
     for path in (place, copy, copy / "hostile.py"):
         os.chown(path, 65534, 65534)
     module = Path(sandbox_module.__file__ or "")
