@@ -6,7 +6,8 @@
 #               run the tests
 #   make demo     diagnose one sample report with the CLI (no service)
 #   make browser  install Debian's chromium for the browser tests, only if it is missing
-#   make sandbox  install Debian's bubblewrap (and nodejs) for --verify, only if missing
+#   make sandbox  install Debian's bubblewrap (and nodejs, a JDK and junit4) for --verify,
+#                 only if missing
 PYTHON ?= python3.11
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -14,10 +15,12 @@ STAMP := $(VENV)/.installed
 # The browser tests drive Debian's chromium through Playwright: Playwright's own browser
 # download needs a host that is unreachable here and in air-gapped deployments.
 CHROMIUM := /usr/bin/chromium
-# --verify runs a report's reproducer under bubblewrap (JavaScript ones with Node.js);
-# the tests run real sandboxes.
+# --verify runs a report's reproducer under bubblewrap (JavaScript ones with Node.js,
+# JUnit tests with a JDK and JUnit 4); the tests run real sandboxes.
 BWRAP := /usr/bin/bwrap
 NODE := /usr/bin/node
+JAVAC := /usr/bin/javac
+JUNIT := /usr/share/java/junit4.jar
 PYTEST_WORKERS ?= auto
 
 .PHONY: run demo test install lint typecheck browser sandbox postgres clean
@@ -46,7 +49,7 @@ typecheck: $(STAMP)
 
 browser: $(CHROMIUM)
 
-sandbox: $(BWRAP) $(NODE)
+sandbox: $(BWRAP) $(NODE) $(JAVAC) $(JUNIT)
 
 # File targets: make runs one only when its binary is missing. sudo only when not root;
 # the lock timeout waits for another apt-get instead of failing at once.
@@ -66,6 +69,12 @@ $(BWRAP):
 
 $(NODE):
 	@$(call APT_INSTALL,nodejs,for the JavaScript reproducers of --verify)
+
+$(JAVAC):
+	@$(call APT_INSTALL,default-jdk-headless,for the JUnit reproducers of --verify)
+
+$(JUNIT):
+	@$(call APT_INSTALL,junit4,for the JUnit reproducers of --verify)
 
 # The API tests run on PostgreSQL too (127.0.0.1:5432, database `test`) and fail when it
 # is down: start the installed cluster if it is not answering.

@@ -26,7 +26,7 @@ from diagnoser.errors import ConfigError
 from diagnoser.models import OFFLINE, TRIAGE_NOT_OFFLINE, Endpoint, is_offline, resolve_model
 from diagnoser.redact import redact_url, scrub
 from diagnoser.settings import Settings, check_data_home
-from diagnoser.verify.runner import PythonRunner, RuntimeMissing
+from diagnoser.verify.runner import JavaRunner, NodeRunner, PythonRunner, RuntimeMissing
 from diagnoser.verify.sandbox import Sandbox, SandboxUnavailable
 from repomap import DenyList, data_home
 from repomap.coverage import check_coverage
@@ -125,7 +125,30 @@ def check_verification(settings: Settings) -> list[Check]:
         passed = run.exit_code == 0
         detail = f"Python {said} runs sandboxed" if passed else f"the sandboxed run failed: {said}"
         checks.append(Check(label, passed, f"{runner.python}: {detail}"))
+    return checks + check_other_runtimes(settings)
+
+
+def check_other_runtimes(settings: Settings) -> list[Check]:
+    """Node.js and the JDK, which only JavaScript and JUnit reproducers need: one missing
+    fails the check only when a setting names it (else those reproducers are not
+    attempted, and the line says so)."""
+    checks = []
+    try:
+        checks.append(Check("JavaScript runtime", True, NodeRunner.find(settings.verify_node).node))
+    except RuntimeMissing as exc:
+        checks.append(_optional("JavaScript", exc, configured=bool(settings.verify_node)))
+    try:
+        java = JavaRunner.find(settings.verify_java, settings.verify_classpath)
+        checks.append(Check("Java runtime", True, f"{java.java} with {':'.join(java.classpath)}"))
+    except RuntimeMissing as exc:
+        configured = bool(settings.verify_java or settings.verify_classpath)
+        checks.append(_optional("Java", exc, configured=configured))
     return checks
+
+
+def _optional(language: str, missing: RuntimeMissing, *, configured: bool) -> Check:
+    said = str(missing) if configured else f"{missing} ({language} reproducers are not attempted)"
+    return Check(f"{language} runtime", not configured, said)
 
 
 def check_git_repository(name: str, source: str) -> Check:

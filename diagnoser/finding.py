@@ -324,8 +324,9 @@ class Finding(BaseModel):
     signals that decided it (why this was, or was not, investigated)."""
     suspects: list[Suspect] = Field(default_factory=list, max_length=MAX_SUSPECTS)
     """Ranked files, best first, one entry per file, beside the grounded `files`:
-    computed from the report (frames, names, words), never by a model; empty when the
-    report was not investigated."""
+    computed from the report (frames, names, words), never by a model. A feature request
+    or a question is not investigated, but gets them (ranking only: where it would land,
+    its title says so); other reports not investigated get none."""
 
 
 def finding_schema() -> dict[str, object]:

@@ -155,6 +155,12 @@ class Settings(BaseSettings):
     unset, `{python} -m pytest -q --tb=native -p no:cacheprovider {tests}`."""
     verify_node: str | None = None
     """The Node.js runs of JavaScript snippets use; unset, the first `node` on `PATH`."""
+    verify_java: str | None = None
+    """The JDK's `java` named JUnit tests run with (`javac` beside it); unset, `java` on
+    `PATH`."""
+    verify_classpath: str | None = None
+    """The jars and folders, `:`-separated, the project's Java code and tests need to
+    build and run — JUnit 4 among them; unset, Debian's junit4 and hamcrest jars."""
     verify_repos: GitRepos = Field(default_factory=dict)
     """The service's opt-in, per repository: `name=python,name=python` (each with its
     interpreter's path or command). A repository not named here is never executed."""

@@ -16,7 +16,6 @@ Two habits of glibc's `malloc` cost a long-lived indexing process memory it no l
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import os
 import platform
@@ -32,11 +31,14 @@ _M_ARENA_MAX = -8
 def _glibc() -> ctypes.CDLL | None:
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         return None  # musl and other C libraries have neither call
-    name = ctypes.util.find_library("c")
+    # The process's own symbols, glibc's among them: `ctypes.util.find_library` would
+    # run `ldconfig -p` in a child (startup time, and a CLI that a stop signal reaching
+    # it then killed before its handler was in place: tests/hostile/test_cli.py).
     try:
-        return ctypes.CDLL(name or "libc.so.6")
+        libc = ctypes.CDLL(None)
     except OSError:
         return None
+    return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
 
 
 def limit_arenas(arenas: int = MALLOC_ARENAS) -> bool:

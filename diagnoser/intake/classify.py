@@ -43,6 +43,7 @@ from diagnoser.intake.cues import (
     Cue,
     Signals,
     fired,
+    issue_template,
     normalized,
     signals_in,
 )
@@ -102,6 +103,7 @@ RULE_CONFIDENCE: dict[str, float] = {
     "short": 0.7,
     "no-signal": 0.4,
     "developer-prior": 0.6,
+    "template": 0.75,
 }
 """How sure each deciding rule is, in the order of how much it rests on: a trace, then
 a named exception, a failure phrase, a request … down to the developer prior with no
@@ -161,7 +163,7 @@ def classify(
     found = signals_in(body, developer=prior is Prior.DEVELOPER)
     if prior is Prior.REVIEW:
         return _review(found, rating)
-    return _developer(found, body, title)
+    return _developer(found, text, body, title)
 
 
 def _review(found: Signals, rating: int | None) -> Classification:
@@ -199,14 +201,20 @@ def _review_without_asks(found: Signals, rating: int | None, stars: list[str]) -
     return _verdict(Kind.NOISE, "no-signal", prior, [f"words:{found.words}", *stars])
 
 
-def _developer(found: Signals, body: str, title: str | None) -> Classification:
-    """A developer tool's report is investigated unless it clearly asks or only asks."""
+def _developer(found: Signals, text: str, body: str, title: str | None) -> Classification:
+    """A developer tool's report is investigated unless it clearly asks or only asks; the
+    template it was written under (`text`, as sent) decides first."""
     prior = Prior.DEVELOPER
+    template = issue_template(text)
+    if template is Kind.FEATURE_REQUEST:  # its own headings speak of "a problem"
+        return _verdict(Kind.FEATURE_REQUEST, "template", prior, ["template:feature_request"])
     failed = found.failures > 0 or bool(FAILURE_QUESTION.search(body))
     if not failed:
         failed = any(c.literal in body and c.pattern.search(body) for c in DEVELOPER_FAILURE_CUES)
     heading = title or next((line for line in body.splitlines() if line.strip()), "")
     asks_title = bool(REQUEST_TITLE.search(heading))
+    if template is Kind.BUG and not found.failures:  # "Add …?" over steps and an outcome
+        return _verdict(Kind.BUG, "template", prior, ["template:bug"])
     if (found.request or asks_title) and not failed:
         names = _named("request", found.request) or ["request-title"]
         return _verdict(Kind.FEATURE_REQUEST, "request", prior, names)

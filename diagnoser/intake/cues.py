@@ -52,6 +52,21 @@ _TEMPLATE_HEADING = re.compile(
     r"additional context|feature request|motivation|alternatives)[ \t\r]*:?)[ \t\r]*$",
     re.IGNORECASE | re.MULTILINE,
 )
+_BUG_TEMPLATE = re.compile(
+    r"^[ \t\r#*>-]*(?P<heading>describe the bug|bug description|to reproduce|"
+    r"steps to reproduce|reproduction steps|expected (?:behaviou?r|results?)|"
+    r"(?:actual|current|observed) (?:behaviou?r|results?))\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A heading of a bug template (GitHub's and most projects' own)."""
+_FEATURE_TEMPLATE = re.compile(
+    r"^[ \t\r#*>-]*(?:is your feature request related to a problem|"
+    r"describe the solution you'?d like|describe alternatives you'?ve considered)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A heading only a feature-request template has."""
+MIN_BUG_HEADINGS = 2
+"""Distinct bug-template headings that make a report a bug report whatever its title."""
 _POLITE_LINE = re.compile(
     r"^[ \t\r]*(?:thanks?(?: you)?(?: (?:a lot|so much|in advance|for [^\n]{0,60}))?|cheers|"
     r"regards|best regards|best|kind regards|thx|ty)[\s!.,:;)\w-]{0,20}$",
@@ -126,6 +141,17 @@ class Signals:
     @property
     def failures(self) -> int:
         return sum(len(v) for v in self.failure.values()) + len(self.regression)
+
+
+def issue_template(text: str) -> Kind | None:
+    """The template a report was written under: `FEATURE_REQUEST` for a feature-request
+    template, `BUG` for a bug template (at least `MIN_BUG_HEADINGS` of its headings —
+    "Describe the bug", "Steps to reproduce", "Expected behavior"…), else None."""
+    head = text[:MAX_SCAN_CHARS]
+    if _FEATURE_TEMPLATE.search(head):
+        return Kind.FEATURE_REQUEST
+    headings = {m["heading"].lower() for m in _BUG_TEMPLATE.finditer(head)}
+    return Kind.BUG if len(headings) >= MIN_BUG_HEADINGS else None
 
 
 def normalized(text: str, title: str | None, *, developer: bool) -> str:

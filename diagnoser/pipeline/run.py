@@ -27,9 +27,9 @@ from diagnoser.budget import RunLimits
 from diagnoser.candidates import rank_candidates
 from diagnoser.constants import OFFLINE_MODEL, RUN_TIMEOUT_SECONDS
 from diagnoser.events import TRANSITIONS, Event, Recorder, Sink, State
-from diagnoser.finding import Finding, Localization, Reproduction, TestStatus
+from diagnoser.finding import Finding, Localization, Reproduction, Suspect, TestStatus
 from diagnoser.funnel import Funnel, Stage
-from diagnoser.intake import Report, ReportIn, Trace
+from diagnoser.intake import Kind, Report, ReportIn, Trace
 from diagnoser.models import RoleModels
 from diagnoser.pipeline.ground import ground_finding, triage_answered, triage_stage
 from diagnoser.pipeline.investigation import funnel_of, investigate
@@ -38,6 +38,7 @@ from diagnoser.pipeline.step import INVESTIGATE, REVISE, STRUCTURE, StepFailed
 from diagnoser.pipeline.structured import structure
 from diagnoser.provenance import make_provenance
 from diagnoser.suspects import SUSPECT_CANDIDATES, suspects
+from diagnoser.triage import Triage
 from diagnoser.usage import describe, record, total_cost, with_usage
 from diagnoser.verify import Attempt, reproduce
 from diagnoser.verify.fixes import check_fixes
@@ -52,6 +53,9 @@ from repomap import allocator
 __all__ = ["DEFAULT_TIMEOUT_SECONDS", "Outcome", "diagnose", "diagnose_async"]
 
 DEFAULT_TIMEOUT_SECONDS = RUN_TIMEOUT_SECONDS
+PLACED_KINDS = frozenset({Kind.FEATURE_REQUEST, Kind.QUESTION})
+"""Kinds not investigated that still get ranked suspects: where a triager would look."""
+PLACED_TITLE = "; ranked suspects only"
 REPRODUCED_HEADING = "Traceback of a sandboxed run that reproduced this failure (diagnoser):"
 
 
@@ -159,16 +163,7 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
     report = job.report = report.model_copy(update={"classification": triaged.classification})
     kind = report.classification.kind
     if not report.classification.actionable:
-        run.move(State.NOT_ACTIONABLE, "no investigation for this kind")
-        title = f"{kind.value.replace('_', ' ')} — not investigated"
-        provenance = await asyncio.to_thread(
-            make_provenance, workspace, dict(run.durations), answered=triage_answered(triaged),
-            usage=triaged.usage, stages=triage_stage(triaged), priced=triaged.costs,
-        )  # fmt: skip
-        finding = Finding(
-            classification=kind, title=title, provenance=provenance, triage=report.classification
-        )
-        return Outcome(run.state, finding, report, events=run.events)
+        return await _not_investigated(run, job, report, triaged)
     attempt, reported = await _reproduce(run, job, report)
     mapped = sum(1 for f in reported.frames if f.in_app)
     run.move(State.MAPPED, f"{mapped} in-app frames of {len(reported.frames)}")
@@ -222,6 +217,28 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
         "provenance": grounded.provenance.model_copy(update=said),
     })  # fmt: skip
     return Outcome(run.state, grounded, report, events=run.events)
+
+
+async def _not_investigated(run: Recorder, job: _Job, report: Report,
+                            triaged: Triage) -> Outcome:  # fmt: skip
+    """A kind not investigated: a short Finding, with where a request or a question would
+    land (the ranking alone: no model, no tool call)."""
+    workspace, kind = job.workspace, report.classification.kind
+    run.move(State.NOT_ACTIONABLE, "no investigation for this kind")
+    placed: list[Suspect] = []
+    if kind in PLACED_KINDS:
+        ranked = await asyncio.to_thread(rank_candidates, report, workspace,
+                                         limit=SUSPECT_CANDIDATES)  # fmt: skip
+        placed = suspects(ranked)
+    title = f"{kind.value.replace('_', ' ')} — not investigated"
+    title += PLACED_TITLE if placed else ""
+    provenance = await asyncio.to_thread(
+        make_provenance, workspace, dict(run.durations), answered=triage_answered(triaged),
+        usage=triaged.usage, stages=triage_stage(triaged), priced=triaged.costs,
+    )  # fmt: skip
+    finding = Finding(classification=kind, title=title, provenance=provenance,
+                      triage=report.classification, suspects=placed)  # fmt: skip
+    return Outcome(run.state, finding, report, events=run.events)
 
 
 async def _reproduce(run: Recorder, job: _Job, report: Report) -> tuple[Attempt, Report]:

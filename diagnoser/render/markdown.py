@@ -38,6 +38,12 @@ from diagnoser.render.constants import (
 from diagnoser.render.languages import language_for
 from diagnoser.render.text import block, code_span, fence, inline, table_cell
 
+SUSPECTS_NOTE = "_Ranked from the report's trace, names and words; hints, not checked findings._"
+PLACED_NOTE = (
+    "_Not investigated: where it would land in the code, ranked from the report's names and "
+    "words alone (no model, no tool call); hints for a triager, not findings._"
+)
+
 
 def to_markdown(finding: Finding) -> str:
     """The report for `finding`; a short note when it was not investigated."""
@@ -58,6 +64,7 @@ def to_markdown(finding: Finding) -> str:
             _title(finding),
             f"Classified as {finding.classification.value} — not investigated.",
             *_triage(finding),
+            *_suspects(finding.suspects, note=PLACED_NOTE),
         ]
     return "\n\n".join(blocks) + "\n"
 
@@ -170,7 +177,7 @@ def _locations(files: list[Location]) -> list[str]:
     return blocks
 
 
-def _suspects(suspects: list[Suspect]) -> list[str]:
+def _suspects(suspects: list[Suspect], note: str = SUSPECTS_NOTE) -> list[str]:
     """A short table of the ranked files: hints beside the grounded locations."""
     if not suspects:
         return []
@@ -180,7 +187,6 @@ def _suspects(suspects: list[Suspect]) -> list[str]:
         function = table_cell(code_span(suspect.symbol)) if suspect.symbol else "—"
         why = table_cell(inline(f"{suspect.source.value}: {suspect.reason}".rstrip(": ")))
         rows.append(f"| {rank} | {where} | {function} | {suspect.score:.2f} | {why} |")
-    note = "_Ranked from the report's trace, names and words; hints, not checked findings._"
     return ["## Suspects", note, "\n".join(rows)]
 
 

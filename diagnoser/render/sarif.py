@@ -55,6 +55,12 @@ TOOL_VERSION = _installed_version()
 """The installed `diagnoser` version, read once at import."""
 
 
+PLACED_NOTE = (
+    "not investigated: where it would land, ranked from the report's names and words alone; "
+    "hints for a triager, not results"
+)
+
+
 def to_sarif(
     finding: Finding,
     *,
@@ -72,8 +78,14 @@ def to_sarif(
         "rules": rules,
     }
     run: JsonObject = {"tool": {"driver": driver}, "results": results}
+    properties: JsonObject = {}
     if finding.triage is not None:  # also when nothing was investigated (no result)
-        run["properties"] = {"triage": finding.triage.model_dump(mode="json")}
+        properties["triage"] = finding.triage.model_dump(mode="json")
+    if not results and finding.suspects:  # a request's or question's place: no result
+        properties["suspects"] = [s.model_dump(mode="json") for s in finding.suspects]
+        properties["suspectsNote"] = PLACED_NOTE
+    if properties:
+        run["properties"] = properties
     return {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
 
 

@@ -2,7 +2,8 @@
 
     attempt = reproduce(report, workspace)     # Attempt: a Reproduction, the run's traces
 
-`reproducer` finds what to run, `runner` turns it into a command for a language,
+`reproducer` finds what to run, `runner` turns it into a command for a language (Python,
+Node.js, JUnit on a JDK — whose launcher is `java/DiagnoserJUnit.java`),
 `scratch` makes the throwaway copy, `sandbox` runs it under bubblewrap with limits,
 `verdict` is the fail-closed base gate, `logs` keeps each run's output, `reproduce` puts
 them together; `probes` are the explorer's own reproducers. After a reproduction:

@@ -6,7 +6,8 @@ the callee for the caller's bad argument), while the report's words and names of
 at the defect itself. Replacing one ranking by the other loses whichever was right, so
 the two are fused by file: each file scores `1 / (RRF_K + rank)` in each list, the report's
 order breaks ties, and a file's places come in the order of the list that ranked it
-higher, then the other's (a place both hold, once). `RRF_K` is the usual constant of
+higher, then the other's (a place both hold, once) — but a place found by shared words
+alone never comes before one a trace or a name leads to. `RRF_K` is the usual constant of
 reciprocal rank fusion, not tuned here (docs/benchmarks.md#proof-by-execution: the same
 on that set for 1, 10 and 60).
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from diagnoser.candidate import Candidate
+from diagnoser.candidate import Candidate, Source
 
 RRF_K = 60
 
@@ -33,7 +34,7 @@ def fuse(report: Sequence[Candidate], run: Sequence[Candidate]) -> list[Candidat
     for path in files:
         ranks = [order.index(path) if path in order else len(first_seen) for order in orders]
         better, other = (report, run) if ranks[0] <= ranks[1] else (run, report)
-        for candidate in (*better, *other):
-            if candidate.path == path:
-                fused.setdefault((candidate.path, candidate.line), candidate)
+        places = [c for c in (*better, *other) if c.path == path]
+        for candidate in sorted(places, key=lambda c: c.source is Source.WORDS):
+            fused.setdefault((candidate.path, candidate.line), candidate)
     return list(fused.values())

@@ -28,8 +28,9 @@ from diagnoser.verify.verdict import judge
 from diagnoser.workspace import Workspace
 
 NO_REPRODUCER = (
-    "the report carries no reproducer: no failing test it names (tests/x.py::test_y) "
-    "and no runnable Python code (or JavaScript, in a repository that has some)"
+    "the report carries no reproducer: no failing test it names (tests/x.py::test_y, a "
+    "JUnit CartTest.total, a node:test file) and no runnable Python code (or JavaScript, "
+    "in a repository that has some)"
 )
 MIN_RUN_SECONDS = 5.0
 """A run given less than this is not started (the budget is spent)."""
@@ -117,6 +118,8 @@ def _attempt(bench: Bench, report: Report, workspace: Workspace) -> Attempt:
             run = bench.sandbox.run(
                 ready.command, copy=copy, binds=runner.binds(), env=ready.environment
             )
+    except RuntimeMissing as exc:
+        return _not_attempted(str(exc))
     except (ScratchTooLarge, SandboxUnavailable, OSError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return Attempt(Reproduction(status=ReproductionStatus.ERROR, reason=why,

@@ -2,7 +2,13 @@
 
 1. **A failing test it names** — `FAILED tests/x.py::test_y`, or a pytest node id
    `tests/x.py::TestK::test_y[param]` anywhere in the text — when the file is the
-   repository's (matched by path suffix, so `/home/me/proj/tests/x.py` works).
+   repository's (matched by path suffix, so `/home/me/proj/tests/x.py` works); in a
+   repository with Java, a JUnit test as Maven, Gradle, JUnit or a stack frame names it
+   (`CartTest.total:12`, `total(com.acme.CartTest)`, `CartTest > total() FAILED`,
+   `com.acme.CartTest#total`, `at com.acme.CartTest.total(CartTest.java:12)`) when the class
+   is one of the repository's test files: its id is `path::method`; in a repository with
+   JavaScript, a test file it names (`test/parse.test.js`), with the failing tests Node's
+   runner lists (`✖ parses a pair (1.2ms)`, `not ok 2 - parses a pair`): `path::name`.
 2. **Runnable Python code** — fenced Python blocks (```` ```python ````, ```` ```py ````,
    or an unlabelled fence holding code that compiles) and console sessions (`>>>`, IPython's
    `In [1]:`; prompts dropped, output dropped), assembled in order into one script; a
@@ -31,14 +37,34 @@ MAX_IMPORT_ROOTS = 8
 MAX_SCRIPT_CHARS = 32_000
 PYTHON = "python"
 JAVASCRIPT = "javascript"
+JAVA = "java"
 PYTHON_FENCES = frozenset({"python", "py", "python3", "pycon", "ipython"})
 JAVASCRIPT_FENCES = frozenset({"js", "javascript", "node", "nodejs", "mjs", "cjs"})
 JAVASCRIPT_FILES = (".js", ".cjs", ".mjs")
 _JS_ACTION = re.compile(r"\b(?:require\s*\(|import\b)|\w\s*\(")
 """JavaScript that does something: a `require(`, an `import`, a call."""
 _NODE_ID = re.compile(
-    r"(?P<file>[\w./\\-]*?[\w.-]+\.py)::(?P<name>[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)(?P<param>\[[^\]\s]*\])?"
+    r"(?<![\w./\\-])(?P<file>[\w./\\-]*?[\w-]\.py)::"
+    r"(?P<name>[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)(?P<param>\[[^\]\s]*\])?"
 )
+"""A pytest node id. Each run of path characters is tried from its start only, lazily:
+a pattern that could start anywhere in it, or split it two ways, backtracks for minutes
+over a long run (`tests/hostile/test_reproducers.py`)."""
+_JUNIT = re.compile(
+    r"(?<![\w$.])(?:(?P<method>[a-z_$][\w$]*)\((?P<owner>(?:[a-z_]\w*\.)*[A-Z][\w$]*)\)"
+    r"|(?P<cls>(?:[a-z_]\w*\.)*[A-Z][\w$]*)(?:#|\.| > )(?P<name>[a-z_$][\w$]*)(?![\w$]))"
+)
+"""A JUnit test: JUnit 4's `total(com.acme.CartTest)`, or `CartTest.total` (Maven), `CartTest
+> total` (Gradle), `com.acme.CartTest#total` (a selector) — the class maybe qualified."""
+NOT_METHODS = frozenset({"java", "kt", "class", "groovy", "scala", "jar"})
+"""What follows a class name and a dot without being a method (`CartTest.java`)."""
+_JS_PATH = re.compile(r"(?<![\w./\\@-])[\w./\\@-]*?[\w-]\.[cm]?js\b")
+_NODE_FAILED = re.compile(
+    r"^\s*(?:✖ (?P<spec>.+?) \(\d[\d.]*m?s\)|not ok \d+ - (?P<tap>.+?))\s*$", re.M
+)
+"""A failing test as Node's runner lists it (its spec and TAP reporters)."""
+JS_TEST_FILE = re.compile(r"(?:^|/)(?:tests?|__tests__)/|[.-](?:test|spec)\.[cm]?js$|^test[.-]")
+JAVA_TEST_NAME = re.compile(r"^(?:Test\w*|\w*(?:Test|Tests|TestCase|IT))\.java$")
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$", re.M)
 _PROMPT = re.compile(r"^\s*(>>>|\.\.\.:?|In \[\d*\]:)( |$)")
 """A console prompt: Python's `>>> ` / `... `, IPython's `In [3]: ` / `   ...: `."""
@@ -64,10 +90,17 @@ def find_reproducers(text: str, files: Collection[str]) -> list[Reproducer]:
     tests = named_tests(text, files)
     if tests:
         found.append(Reproducer(ReproducerSource.NAMED_TEST, tests=tests))
+    junit = junit_tests(text, files) if any(f.endswith(".java") for f in files) else ()
+    if junit:
+        found.append(Reproducer(ReproducerSource.NAMED_TEST, tests=junit, language=JAVA))
+    has_js = any(f.endswith(JAVASCRIPT_FILES) for f in files)
+    node = node_tests(text, files) if has_js else ()
+    if node:
+        found.append(Reproducer(ReproducerSource.NAMED_TEST, tests=node, language=JAVASCRIPT))
     code = snippet(text, top_level_modules(files))
     if code:
         found.append(Reproducer(ReproducerSource.SNIPPET, code=code))
-    script = javascript_snippet(text) if any(f.endswith(JAVASCRIPT_FILES) for f in files) else ""
+    script = javascript_snippet(text) if has_js else ""
     if script:
         found.append(Reproducer(ReproducerSource.SNIPPET, code=script, language=JAVASCRIPT))
     return found
@@ -93,6 +126,48 @@ def named_tests(text: str, files: Collection[str]) -> tuple[str, ...]:
         if len(ids) == MAX_TESTS:
             break
     return tuple(ids)
+
+
+def junit_tests(text: str, files: Collection[str]) -> tuple[str, ...]:
+    """JUnit tests `text` names (`path::method`) whose class is a repository test file."""
+    tests: dict[str, list[str]] = {}
+    for path in sorted(files, key=lambda f: (len(f), f)):  # the shortest first
+        name = path.rsplit("/", 1)[-1]
+        if JAVA_TEST_NAME.match(name):
+            tests.setdefault(name, []).append(path)
+    ids: dict[str, None] = {}
+    for match in _JUNIT.finditer(text):
+        owner: str = match["owner"] or match["cls"] or ""
+        method: str = match["method"] or match["name"] or ""
+        if method in NOT_METHODS:
+            continue
+        found = _class_file(owner.partition("$")[0], tests)
+        if found:
+            ids[f"{found}::{method}"] = None
+        if len(ids) == MAX_TESTS:
+            break
+    return tuple(ids)
+
+
+def node_tests(text: str, files: Collection[str]) -> tuple[str, ...]:
+    """JavaScript test files `text` names, each with the failing tests it lists
+    (`path::name`; the bare path when it lists none)."""
+    paths: dict[str, None] = {}
+    for match in _JS_PATH.finditer(text):
+        path = _repo_path(match[0].replace("\\", "/"), files)
+        if path and JS_TEST_FILE.search(path):
+            paths[path] = None
+    names = dict.fromkeys(m["spec"] or m["tap"] for m in _NODE_FAILED.finditer(text))
+    ids = [f"{path}::{name}" for path in paths for name in names] or list(paths)
+    return tuple(ids[:MAX_TESTS])
+
+
+def _class_file(qualified: str, tests: dict[str, list[str]]) -> str | None:
+    """The test file of the class `qualified` (`com.acme.CartTest`, or `CartTest`: the
+    shortest path of that name); a qualified name's package must match the file's folders."""
+    *package, name = qualified.split(".")
+    suffix = "/".join([*package, f"{name}.java"])
+    return next((p for p in tests.get(f"{name}.java", ()) if p.endswith(suffix)), None)
 
 
 def snippet(text: str, modules: Collection[str] = ()) -> str:

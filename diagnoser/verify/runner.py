@@ -25,7 +25,7 @@ from typing import Protocol
 
 from diagnoser.intake.report import TraceFormat
 from diagnoser.settings import TESTS_WORD, Settings
-from diagnoser.verify.reproducer import JAVASCRIPT, PYTHON, Reproducer, import_roots
+from diagnoser.verify.reproducer import JAVA, JAVASCRIPT, PYTHON, Reproducer, import_roots
 from diagnoser.verify.sandbox import COPY_MOUNT, SAFE_PATH
 
 PYTHON_WORD = "{python}"
@@ -43,6 +43,22 @@ PYTEST_TEMPLATE = (
 SCRIPT_NAME = "_diagnoser_reproducer.py"
 NODE_SCRIPT = "_diagnoser_reproducer.cjs"
 NODE_MODULE_SCRIPT = "_diagnoser_reproducer.mjs"
+LAUNCHER = Path(__file__).parent / "java" / "DiagnoserJUnit.java"
+JUNIT_CLASSPATH = ("/usr/share/java/junit4.jar", "/usr/share/java/hamcrest-core.jar")
+JAVA_CLASSES = "/tmp/classes"
+"""Where the copy's classes are compiled to (the sandbox's own `/tmp`)."""
+JAVA_BUILD = (
+    "find . -name '*.java' -type f > /tmp/sources"
+    " && {javac} -nowarn -encoding UTF-8 -proc:none -d {classes} @/tmp/sources || exit 4"
+)
+JVM_OPTIONS = (
+    "-Xmx512m -Xss2m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=64m "
+    "-XX:CompressedClassSpaceSize=64m -XX:MaxMetaspaceSize=256m"
+)
+"""A JVM (and javac's) that fits the sandbox's address space: by default it reserves a
+quarter of the machine's memory for its heap, and a gigabyte for its classes."""
+_NODE_TEST_MODULE = re.compile(r"""(?:require\s*\(\s*|from\s+|import\s+)["'](?:node:)?test["']""")
+_JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
 _ESM = re.compile(r"^\s*(?:import\s[^(]|export\s)", re.M)
 """An ES module: it runs as `.mjs`, anything else as CommonJS."""
 _PACKAGE_NAME = re.compile(r"^(?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*$")
@@ -78,7 +94,9 @@ class Runner(Protocol):
         """The run's variables, for `code` (what runs) in a repository of `files`."""
         ...
 
-    def test_command(self, tests: Sequence[str]) -> list[str]: ...
+    def test_command(self, tests: Sequence[str], copy: Path) -> list[str]:
+        """The command that runs the named `tests` (ids `path::name`) in `copy`."""
+        ...
 
     def script(self, copy: Path, code: str) -> list[str]:
         """Write the snippet (and what it needs) into `copy`; the command that runs it."""
@@ -95,7 +113,8 @@ def prepare(runner: Runner, reproducer: Reproducer, copy: Path, files: Collectio
     """`reproducer` made ready to run in `copy`: its command and environment."""
     if reproducer.tests:
         code = "\n".join(_read(copy / test.split("::")[0]) for test in reproducer.tests)
-        return Prepared(runner.test_command(reproducer.tests), runner.environment(code, files))
+        command = runner.test_command(reproducer.tests, copy)
+        return Prepared(command, runner.environment(code, files))
     command = runner.script(copy, reproducer.code)
     return Prepared(command, runner.environment(reproducer.code, files))
 
@@ -104,6 +123,8 @@ def find_runner(language: str, settings: Settings) -> Runner:
     """The runner of `language` with the settings' runtime; RuntimeMissing says why not."""
     if language == JAVASCRIPT:
         return NodeRunner.find(settings.verify_node)
+    if language == JAVA:
+        return JavaRunner.find(settings.verify_java, settings.verify_classpath)
     template = tuple(shlex.split(settings.verify_test_command or "")) or None
     return PythonRunner.find(settings.verify_python, test_template=template)
 
@@ -154,7 +175,7 @@ class PythonRunner:
             "PYTHONFAULTHANDLER": "1",
         }  # fmt: skip
 
-    def test_command(self, tests: Sequence[str]) -> list[str]:
+    def test_command(self, tests: Sequence[str], copy: Path) -> list[str]:
         template = self.test_template or PYTEST_TEMPLATE
         command: list[str] = []
         for word in template:
@@ -172,8 +193,8 @@ class PythonRunner:
 class NodeRunner:
     """Node.js (`DIAGNOSER_VERIFY_NODE`, else `node` on `PATH`): a snippet runs as a script
     at the copy's root, where `require`/`import` of the package's own name reaches the
-    copy (a `node_modules/<name>` link to it, from its `package.json`); tests with
-    `node --test`."""
+    copy (a `node_modules/<name>` link to it, from its `package.json`); named tests with
+    `node --test` and its spec reporter (whose failures print V8 stack traces)."""
 
     node: str
     language: str = JAVASCRIPT
@@ -195,8 +216,19 @@ class NodeRunner:
     def environment(self, code: str, files: Collection[str]) -> dict[str, str]:
         return {"NODE_OPTIONS": "--stack-trace-limit=50", "NO_COLOR": "1"}
 
-    def test_command(self, tests: Sequence[str]) -> list[str]:
-        return [self.node, "--test", *tests]
+    def test_command(self, tests: Sequence[str], copy: Path) -> list[str]:
+        """`node --test` of the files (their named tests only, when named); a file that
+        does not use Node's own runner (a Jest or Mocha suite) is refused."""
+        files = dict.fromkeys(test.split("::", 1)[0] for test in tests)
+        other = [path for path in files if not _NODE_TEST_MODULE.search(_read(copy / path))]
+        if other:
+            raise RuntimeMissing(
+                f"{', '.join(other)} does not use Node's test runner (node:test); other "
+                "JavaScript test runners are not run"
+            )
+        names = dict.fromkeys(test.split("::", 1)[1] for test in tests if "::" in test)
+        patterns = [f"--test-name-pattern=^{_js_escaped(name)}$" for name in names]
+        return [self.node, "--test", "--test-reporter=spec", *patterns, *files]
 
     def script(self, copy: Path, code: str) -> list[str]:
         name = _package_name(copy)
@@ -209,6 +241,77 @@ class NodeRunner:
         script = NODE_MODULE_SCRIPT if module else NODE_SCRIPT
         (copy / script).write_text(code, encoding="utf-8")
         return [self.node, script]
+
+
+@dataclass(frozen=True, slots=True)
+class JavaRunner:
+    """A JDK (`DIAGNOSER_VERIFY_JAVA`, else `java` on `PATH`, with `javac` beside it) and
+    the class path the project's code needs (`DIAGNOSER_VERIFY_CLASSPATH`; unset: Debian's
+    JUnit 4 and Hamcrest jars). A named JUnit test runs by compiling every `.java` file of
+    the copy with `javac` (into the sandbox's `/tmp`; failing that: exit 4, a build
+    failure) and running the tests by method with `DiagnoserJUnit`, a small launcher that
+    prints each failure's stack trace. The JVM's reservations are sized to fit the
+    sandbox's address-space limit. No snippets: Java reports carry tests, not scripts."""
+
+    java: str
+    javac: str
+    classpath: tuple[str, ...]
+    language: str = JAVA
+    trace_formats: frozenset[str] = frozenset({TraceFormat.JAVA.value})
+
+    @classmethod
+    def find(cls, java: str | None, classpath: str | None) -> JavaRunner:
+        found = shutil.which(java or "java")
+        if not found:
+            raise RuntimeMissing(
+                f"no Java runtime: {java or 'java'} not found; install Debian's "
+                "default-jdk-headless or set DIAGNOSER_VERIFY_JAVA"
+            )
+        real = os.path.realpath(found)
+        javac = os.path.join(os.path.dirname(real), "javac")
+        if not os.access(javac, os.X_OK):
+            raise RuntimeMissing(f"no javac beside {real}: DIAGNOSER_VERIFY_JAVA needs a JDK")
+        entries = tuple(p for p in (classpath or "").split(":") if p) or JUNIT_CLASSPATH
+        missing = [p for p in entries if not os.path.exists(p)]
+        if missing:
+            raise RuntimeMissing(
+                f"the class path names what is not there ({', '.join(missing)}); install "
+                "Debian's junit4 or set DIAGNOSER_VERIFY_CLASSPATH"
+            )
+        return cls(real, javac, tuple(os.path.realpath(p) for p in entries))
+
+    def binds(self) -> tuple[Path, ...]:
+        home = Path(self.java).parent.parent  # the JDK: …/jvm/java-17/bin/java
+        entries = (Path(p) if os.path.isdir(p) else Path(p).parent for p in self.classpath)
+        return tuple(dict.fromkeys([home, LAUNCHER.parent, *entries]))
+
+    def environment(self, code: str, files: Collection[str]) -> dict[str, str]:
+        return {
+            "CLASSPATH": ":".join([JAVA_CLASSES, *self.classpath]),
+            "JAVA_TOOL_OPTIONS": JVM_OPTIONS,
+        }
+
+    def test_command(self, tests: Sequence[str], copy: Path) -> list[str]:
+        ids = [f"{_java_class(copy, path)}#{name}" for path, _, name in
+               (test.rpartition("::") for test in tests)]  # fmt: skip
+        build = JAVA_BUILD.format(javac=shlex.quote(self.javac), classes=JAVA_CLASSES)
+        run = f'exec {shlex.quote(self.java)} {shlex.quote(str(LAUNCHER))} "$@"'
+        return ["/bin/sh", "-c", f"{build}; {run}", "sh", *ids]
+
+    def script(self, copy: Path, code: str) -> list[str]:
+        raise RuntimeMissing("Java snippets are not run: name a failing JUnit test")
+
+
+def _java_class(copy: Path, path: str) -> str:
+    """The class a Java file declares: its `package` and its file name."""
+    name = path.rsplit("/", 1)[-1].removesuffix(".java")
+    found = _JAVA_PACKAGE.search(_read(copy / path))
+    return f"{found[1]}.{name}" if found else name
+
+
+def _js_escaped(text: str) -> str:
+    """`text` as a JavaScript regular expression that matches it literally."""
+    return re.sub(r"[\\^$.|?*+()[\]{}/]", lambda m: "\\" + m[0], text)
 
 
 def _package_name(copy: Path) -> str | None:

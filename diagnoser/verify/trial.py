@@ -122,7 +122,7 @@ class Trials:
 
     def _tests(self, copy: Path, tests: tuple[str, ...]) -> tuple[SandboxRun, str]:
         runner = self.bench.runner
-        command = [*runner.test_command(tests), "-rA"]
+        command = [*runner.test_command(tests, copy), "-rA"]
         code = "\n".join(self._read(test) for test in tests)
         environment = runner.environment(code, self.workspace.file_paths)
         return self._run(copy, command, environment), shlex.join(command)

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import re
 import signal
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from diagnoser.finding import ReproducerSource, ReproductionStatus, RunFrame
 from diagnoser.intake import Report, Trace
 from diagnoser.intake.intake import exception_chain
+from diagnoser.intake.mapping import map_frames
 from diagnoser.intake.report import TraceFormat
 from diagnoser.intake.traces import find_traces
 from diagnoser.verify.sandbox import SandboxRun
@@ -30,8 +31,9 @@ _NAMED_EXCEPTION = re.compile(
     r"\b(?:[a-z_][\w]*\.)*(?P<name>[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault)"
     r"|StopIteration|KeyError|IndexError)\b"
 )
-PYTEST_NOT_FOUND = frozenset({4, 5})
-"""pytest's exit statuses for a usage error and for no test collected."""
+TEST_NOT_FOUND = frozenset({4, 5})
+"""A test runner's exit statuses for a usage or build error and for no test collected
+(pytest's, and `JavaRunner`'s)."""
 SANDBOX_FAILED = "bwrap:"
 PYTHON_FORMATS = frozenset({TraceFormat.PYTHON.value})
 SHOWN_CHARS = 300
@@ -71,7 +73,7 @@ def judge(
     run's language prints."""
     if run.exit_code != 0 and run.output.startswith(SANDBOX_FAILED):
         return Verdict(ReproductionStatus.ERROR, f"the sandbox failed: {_shown(run.output)}")
-    traces = tuple(t for t in find_traces(run.output).traces if t.format.value in formats)
+    traces = _distinct(t for t in find_traces(run.output).traces if t.format.value in formats)
     chain = exception_chain(traces)
     top = chain[-1].exception if chain and chain[-1].exception else None
     raised = (top.type or "") if top else ""
@@ -147,10 +149,11 @@ def _without_traceback(run: SandboxRun, source: ReproducerSource) -> Verdict:
     if run.exit_code == 0:
         return Verdict(ReproductionStatus.NOT_REPRODUCED, "ran to the end without failing")
     code = run.exit_code
-    if source is ReproducerSource.NAMED_TEST and code in PYTEST_NOT_FOUND:
+    if source is ReproducerSource.NAMED_TEST and code in TEST_NOT_FOUND:
         if "No module named pytest" in run.output:
             return Verdict(ReproductionStatus.ERROR, "the runtime has no pytest")
-        return Verdict(ReproductionStatus.ERROR, f"pytest found no such test here (exit {code})")
+        why = f"the tests could not be built or found here (exit {code}): {_shown(run.output)}"
+        return Verdict(ReproductionStatus.ERROR, why)
     if code in NOT_RUNNABLE:
         why = f"the command could not start (exit {code}): {_shown(run.output)}"
         return Verdict(ReproductionStatus.ERROR, why)
@@ -175,12 +178,26 @@ def _signal(exit_code: int) -> int | None:
     return None
 
 
+def _distinct(traces: Iterable[Trace]) -> tuple[Trace, ...]:
+    """`traces` without repeats: a runner that prints a failure again in its summary
+    (Node's) shows one failure, not a chain of two."""
+    seen: dict[tuple[object, ...], Trace] = {}
+    for trace in traces:
+        raised = (trace.exception.type, trace.exception.message) if trace.exception else ()
+        frames = tuple((f.file, f.line, f.function) for f in trace.frames)
+        seen.setdefault((*raised, frames), trace)
+    return tuple(seen.values())
+
+
 def _in_repository(chain: list[Trace], files: Collection[str]) -> list[RunFrame]:
-    """The frames of the chain's exceptions that are repository files, outermost first."""
+    """The frames of the chain's exceptions that are repository files, outermost first: by
+    their path, or — a JVM frame names only its file (`Cart.java`) — by their class."""
     frames: list[RunFrame] = []
     for trace in chain:
         for frame in trace.frames:
             path = (frame.file or "").removeprefix("./")
+            if "/" not in path and frame.module:
+                path = map_frames([frame], files)[0].repo_path or path
             if path in files and frame.line:
                 frames.append(RunFrame(path=path, line=frame.line, function=frame.function))
     return frames

@@ -19,7 +19,9 @@ from diagnoser.doctor import (
     check_git_repository,
     check_model,
     check_models,
+    check_other_runtimes,
     check_repository,
+    check_verification,
     probe,
     run_checks,
 )
@@ -240,3 +242,26 @@ def test_a_git_repository_is_checked_by_asking_git_without_showing_its_password(
     refused = check_git_repository("shop", "https://user:hunter2@127.0.0.1:1/shop.git")
     assert not refused.passed and refused.name == "repository shop"
     assert "hunter2" not in refused.detail and "https://user:***@127.0.0.1:1" in refused.detail
+
+
+def test_verification_checks_the_sandbox_and_every_runtime(lean_python: str) -> None:
+    checks = {
+        c.name: c for c in check_verification(Settings(verify=True, verify_python=lean_python))
+    }
+    assert checks["sandbox"].passed and checks["verification runtime"].passed
+    assert "runs sandboxed" in checks["verification runtime"].detail
+    assert checks["JavaScript runtime"].passed and checks["Java runtime"].passed
+    assert "junit4" in checks["Java runtime"].detail
+
+
+def test_a_missing_optional_runtime_fails_only_when_a_setting_names_it(tmp_path: Path) -> None:
+    nowhere = str(tmp_path / "none")
+    missing = {c.name: c for c in check_other_runtimes(Settings(verify_java=nowhere))}
+    assert not missing["Java runtime"].passed and nowhere in missing["Java runtime"].detail
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", nowhere)  # neither node nor java on PATH, and no setting
+        unset = {c.name: c for c in check_other_runtimes(Settings())}
+    assert unset["Java runtime"].passed and "not attempted" in unset["Java runtime"].detail
+    assert (
+        unset["JavaScript runtime"].passed and "not attempted" in unset["JavaScript runtime"].detail
+    )

@@ -5,6 +5,8 @@ throwaway copy (`diagnoser.verify`: the sandbox is bubblewrap, `make test` insta
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -86,3 +88,24 @@ def test_a_hostile_reproducer_is_contained_with_a_clear_status(  # noqa: PLR0917
             for p in os.popen("ps -eo args").read().splitlines()
             if "while True: time.sleep(1)" in p
         ]
+
+
+HANG_GUARD_SECONDS = 60.0
+"""Far above what finding reproducers in these texts takes (well under a second each):
+only a pattern that backtracks over them reaches it."""
+
+
+def test_reproducers_are_found_in_runs_of_path_characters_without_backtracking() -> None:
+    """`[\\w./-]*?[\\w.-]+\\.py::` tried every split of a run of path characters at every
+    start: 5,000 letters took minutes. A process, not a thread: only a process can be
+    stopped by the guard while a regular expression holds the GIL."""
+    code = (
+        "from diagnoser.verify.reproducer import find_reproducers\n"
+        "files = {'a.py', 'test/a.test.js', 'src/test/java/ATest.java'}\n"
+        "for run in ('a', 'a/', 'a.', 'A.', 'a-', 'a.py', 'x.js ', 'a.py:', '>>> ', '('):\n"
+        "    find_reproducers(run * (200_000 // len(run)), files)\n"
+        "print('done')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
+                          text=True, timeout=HANG_GUARD_SECONDS)  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr

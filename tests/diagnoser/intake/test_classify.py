@@ -334,3 +334,39 @@ def _four(kind: Kind) -> str:
     if kind in DEFECTS:
         return "bug"
     return kind.value if kind in {Kind.FEATURE_REQUEST, Kind.PRAISE} else "other"
+
+
+BUG_TEMPLATE = """**Describe the bug**
+Exporting a note writes the date without its timezone.
+
+**To Reproduce**
+1. Open a note
+2. Click Export
+
+**Expected behavior**
+2024-01-02T10:00+01:00, as in 2.2
+
+**Version**: 2.3.1
+"""
+FEATURE_TEMPLATE = """**Is your feature request related to a problem? Please describe.**
+The app is too bright at night, a problem for my eyes.
+
+**Describe the solution you'd like**
+A dark theme.
+"""
+
+
+@pytest.mark.parametrize(
+    "title", ["Add timezone to export?", "Support offsets in export", "Export?"]
+)
+def test_a_bug_template_is_a_bug_whatever_its_title_asks(title: str) -> None:
+    verdict = classify(BUG_TEMPLATE, title=title, source=Source.GITHUB)
+    assert verdict.kind is Kind.BUG and "template:bug" in verdict.signals
+    heading = BUG_TEMPLATE.split("**To Reproduce**", maxsplit=1)[0]
+    one = classify(heading, title=title, source=Source.GITHUB)
+    assert "template:bug" not in one.signals  # one heading is no template
+
+
+def test_a_feature_template_is_a_request_though_its_headings_speak_of_a_problem() -> None:
+    verdict = classify(FEATURE_TEMPLATE, title="Dark mode", source=Source.GITHUB)
+    assert verdict.kind is Kind.FEATURE_REQUEST and "template:feature_request" in verdict.signals

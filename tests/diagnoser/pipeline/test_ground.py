@@ -6,8 +6,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RunUsage
 
+from diagnoser.candidate import Source as SuspectSource
 from diagnoser.events import State
 from diagnoser.finding import Status
 from diagnoser.intake import Kind, ReportIn, Source
@@ -20,6 +23,7 @@ from diagnoser.pipeline import (
     investigate,
     structure,
 )
+from diagnoser.pipeline.run import PLACED_TITLE
 from diagnoser.workspace import Workspace
 from tests.diagnoser.pipeline.scripted import (
     CART_DRAFT,
@@ -118,3 +122,23 @@ def test_a_report_not_investigated_has_no_suspects(demo: Workspace) -> None:
     outcome = diagnose(ReportIn(text=praise, source=Source.REVIEW, rating=5), demo)
     assert outcome.state is State.NOT_ACTIONABLE and outcome.finding is not None
     assert outcome.finding.suspects == []
+
+
+def test_a_request_is_not_investigated_but_gets_ranked_suspects_without_a_model_call(
+    demo: Workspace,
+) -> None:
+    calls: list[object] = []
+
+    def refuse(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        calls.append(messages)
+        raise AssertionError("a request is ranked, never investigated")
+
+    request = (SAMPLES / "reports/feature_request_tags.txt").read_text()
+    models = RoleModels.using(FunctionModel(refuse), FunctionModel(refuse))
+    outcome = diagnose(ReportIn(text=request, source=Source.GITHUB), demo, models=models)
+    finding = outcome.finding
+    assert outcome.state is State.NOT_ACTIONABLE and finding is not None and calls == []
+    assert finding.classification is Kind.FEATURE_REQUEST and finding.files == []
+    assert finding.title.endswith(PLACED_TITLE) and finding.suspects
+    assert {s.source for s in finding.suspects} <= {SuspectSource.WORDS, SuspectSource.MENTION}
+    assert State.EXPLORING not in [e.state for e in outcome.events]

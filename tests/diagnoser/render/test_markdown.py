@@ -25,6 +25,7 @@ from diagnoser.finding import (
 )
 from diagnoser.intake.report import Classification, Kind
 from diagnoser.render import to_markdown
+from diagnoser.render.markdown import PLACED_NOTE, SUSPECTS_NOTE
 from tests.diagnoser.render.conftest import FINDING_NAMES, FINDINGS, LoadFinding, with_suspects
 
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -258,3 +259,11 @@ def test_a_template_made_change_says_so() -> None:
         update={"changes": [made.model_copy(update={"origin": Origin.MODEL})]}
     )
     assert "repair template" not in to_markdown(by_model)
+
+
+def test_a_requests_suspects_are_labelled_as_ranking_only(load_finding: LoadFinding) -> None:
+    request = with_suspects(load_finding("feature_request"))
+    rendered = to_markdown(request)
+    assert "not investigated" in rendered and "## Suspects" in rendered
+    assert PLACED_NOTE in rendered and SUSPECTS_NOTE not in rendered
+    assert f"`{request.suspects[0].path}:{request.suspects[0].line}`" in rendered

@@ -352,3 +352,15 @@ def test_nothing_ran_is_said_in_the_properties_too(load_finding: LoadFinding) ->
     assert result["properties"]["reproduction"]["status"] == "not_attempted"
     assert result["properties"]["reproduction"]["reason"] == VERIFY_OFF_REASON
     assert result["properties"]["changes"][0]["tested"]["status"] == "not_run"
+
+
+def test_a_requests_suspects_are_run_properties_labelled_not_results(
+    load_finding: LoadFinding, validator: Any
+) -> None:
+    request = with_suspects(load_finding("feature_request"))
+    log = to_sarif(request)
+    [run] = log["runs"]
+    assert run["results"] == []
+    assert [s["path"] for s in run["properties"]["suspects"]] == [s.path for s in request.suspects]
+    assert "not investigated" in run["properties"]["suspectsNote"]
+    assert _errors(validator, json.loads(to_sarif_json(request))) == []

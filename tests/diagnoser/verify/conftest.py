@@ -76,3 +76,49 @@ def test_first_page():
 @pytest.fixture
 def pager(make_repo: MakeRepo) -> Path:
     return make_repo({"pager.py": PAGER, "tests/test_pager.py": PAGER_TESTS})
+
+
+CALC_JAVA = """package com.acme;
+
+public final class Calc {
+    public static int mean(int[] values) {
+        int total = 0;
+        for (int v : values) {
+            total += v;
+        }
+        return total / values.length;
+    }
+}
+"""
+CALC_TEST_JAVA = """package com.acme;
+
+import static org.junit.Assert.assertEquals;
+import org.junit.Before;
+import org.junit.Test;
+
+public class CalcTest {
+    @Before
+    public void setUp() {
+    }
+
+    @Test
+    public void meanOfNothing() {
+        assertEquals(0, Calc.mean(new int[0]));
+    }
+
+    @Test
+    public void meanOfTwo() {
+        assertEquals(2, Calc.mean(new int[] {1, 3}));
+    }
+}
+"""
+CALC_FAILURE = "[ERROR]   CalcTest.meanOfNothing:14 » Arithmetic / by zero"
+
+
+@pytest.fixture
+def calc(make_repo: MakeRepo) -> Path:
+    """A Maven-laid Java project whose JUnit 4 test fails (a division by an empty length)."""
+    return make_repo({
+        "pom.xml": "<project/>\n", "src/main/java/com/acme/Calc.java": CALC_JAVA,
+        "src/test/java/com/acme/CalcTest.java": CALC_TEST_JAVA,
+    })  # fmt: skip

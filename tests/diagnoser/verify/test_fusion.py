@@ -34,3 +34,12 @@ def test_ties_keep_the_reports_order_and_nothing_is_lost() -> None:
     fused = fuse(report, run)
     assert [c.path for c in fused] == ["a.py", "a.py", "b.py", "b.py", "c.py"]
     assert fuse(report, []) == report and fuse([], run) == run
+
+
+def test_a_place_only_words_found_follows_the_runs_frame_in_the_same_file() -> None:
+    report = _places("calc.py:4", "other.py:1", source=Source.WORDS)
+    run = _places("calc.py:9", source=Source.FRAME)
+    fused = fuse(report, run)
+    assert [(c.path, c.line, c.source) for c in fused] == [
+        ("calc.py", 9, Source.FRAME), ("calc.py", 4, Source.WORDS), ("other.py", 1, Source.WORDS),
+    ]  # fmt: skip

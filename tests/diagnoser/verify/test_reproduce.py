@@ -14,7 +14,7 @@ from diagnoser.verify import Logs, reproduce
 from diagnoser.verify.reproduce import NO_REPRODUCER
 from diagnoser.workspace import Workspace
 from tests.conftest import MakeRepo
-from tests.diagnoser.verify.conftest import SECRET
+from tests.diagnoser.verify.conftest import CALC_FAILURE, CALC_JAVA, SECRET
 
 ADD_AND_TOTAL = "from shop.cart import Cart\ncart = Cart()\ncart.add('tea', 3)\nprint(cart.total())"
 
@@ -172,3 +172,89 @@ def test_a_test_command_template_runs_the_named_test_its_way(
 def test_a_test_command_template_without_its_tests_word_is_refused() -> None:
     with pytest.raises(ValueError, match=r"needs \{tests\}"):
         Settings(verify_test_command="{python} -m pytest")
+
+
+def test_a_named_junit_test_is_compiled_and_run_and_its_frames_placed(
+    calc: Path, verifying: Settings, home: Path
+) -> None:
+    attempt = _attempt(calc, verifying, f"Since 1.2:\n{CALC_FAILURE}\n", home)
+    tried = attempt.reproduction
+    assert tried.status is ReproductionStatus.REPRODUCED, tried.reason
+    assert tried.source is ReproducerSource.NAMED_TEST
+    assert "'com.acme.CalcTest#meanOfNothing'" in tried.command and "javac" in tried.command
+    assert tried.exception == "java.lang.ArithmeticException: / by zero"
+    assert tried.frames[-1] == RunFrame(path="src/main/java/com/acme/Calc.java", line=9,
+                                        function="mean")  # fmt: skip
+    assert attempt.traceback.startswith("java.lang.ArithmeticException")
+    assert not list(calc.rglob("*.class"))  # compiled in the sandbox's own /tmp
+
+
+def test_junit_names_that_are_no_test_and_code_that_does_not_build_are_errors(
+    calc: Path, verifying: Settings, home: Path
+) -> None:
+    frame = "at com.acme.CalcTest.setUp(CalcTest.java:9)\nArithmeticException"
+    tried = _attempt(calc, verifying, frame, home).reproduction
+    assert tried.status is ReproductionStatus.ERROR and "(exit 5)" in tried.reason, tried.reason
+    broken = calc / "src/main/java/com/acme/Calc.java"
+    broken.write_text(CALC_JAVA.replace("int total = 0;", "int total = ;"), encoding="utf-8")
+    tried = _attempt(calc, verifying, CALC_FAILURE, home).reproduction
+    assert tried.status is ReproductionStatus.ERROR and "(exit 4)" in tried.reason
+    assert "Calc.java:5: error" in (Logs(home).load(tried.log or "") or "")
+
+
+def test_a_missing_jdk_is_not_attempted_with_why(
+    calc: Path, verifying: Settings, home: Path
+) -> None:
+    settings = verifying.model_copy(update={"verify_java": "/nonexistent/java"})
+    tried = _attempt(calc, settings, CALC_FAILURE, home).reproduction
+    assert tried.status is ReproductionStatus.NOT_ATTEMPTED and "no Java runtime" in tried.reason
+    settings = verifying.model_copy(update={"verify_classpath": "/nonexistent/junit.jar"})
+    tried = _attempt(calc, settings, CALC_FAILURE, home).reproduction
+    assert tried.status is ReproductionStatus.NOT_ATTEMPTED
+    assert "/nonexistent/junit.jar" in tried.reason
+
+
+PARSE_TEST_JS = """const test = require("node:test");
+const assert = require("node:assert");
+const { parse } = require("../lib/parse");
+
+test("parses a pair", () => {
+  assert.deepStrictEqual(parse("a=1"), { key: "a", value: "1" });
+});
+
+test("a line without a value", () => {
+  assert.deepStrictEqual(parse("novalue").key, "novalue");
+});
+"""
+NODE_FAILURE = "$ node --test test/parse.test.js\n✖ a line without a value (0.4ms)\n"
+
+
+def test_a_named_node_test_runs_with_nodes_runner_by_its_name(
+    make_repo: MakeRepo, verifying: Settings, home: Path
+) -> None:
+    repo = make_repo({
+        "package.json": '{"name": "kvparse"}', "lib/parse.js": PARSE_JS,
+        "test/parse.test.js": PARSE_TEST_JS,
+    })  # fmt: skip
+    attempt = _attempt(repo, verifying, f"Since 2.1:\n{NODE_FAILURE}TypeError", home)
+    tried = attempt.reproduction
+    assert tried.status is ReproductionStatus.REPRODUCED, tried.reason
+    assert "--test-name-pattern=^a line without a value$" in tried.command
+    assert tried.frames == [
+        RunFrame(path="test/parse.test.js", line=10, function="TestContext.<anonymous>"),
+        RunFrame(path="lib/parse.js", line=3, function="parse"),
+    ]  # one failure, though Node's summary prints it twice
+    log = Logs(home).load(tried.log or "") or ""
+    assert "parses a pair (" in log and "does not match pattern" in log  # skipped by name
+
+
+def test_a_jest_suite_is_not_run_with_nodes_runner(
+    make_repo: MakeRepo, verifying: Settings, home: Path
+) -> None:
+    jest = (
+        "const { parse } = require('../lib/parse');\ntest('x', () => expect(parse('a')).toBe(1));\n"
+    )
+    repo = make_repo({"package.json": '{"name": "kvparse"}', "lib/parse.js": PARSE_JS,
+                      "test/parse.test.js": jest})  # fmt: skip
+    tried = _attempt(repo, verifying, "FAIL test/parse.test.js\nTypeError", home).reproduction
+    assert tried.status is ReproductionStatus.NOT_ATTEMPTED and "node:test" in tried.reason

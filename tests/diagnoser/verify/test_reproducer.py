@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from diagnoser.finding import ReproducerSource
+from diagnoser.verify.reproducer import JAVA as JAVA_LANGUAGE
 from diagnoser.verify.reproducer import (
+    JAVASCRIPT,
     MAX_TESTS,
     find_reproducers,
+    junit_tests,
     named_tests,
+    node_tests,
     snippet,
     top_level_modules,
 )
@@ -115,3 +119,55 @@ def test_a_session_keeps_an_open_string_and_gets_the_import_it_ran_before() -> N
     script = snippet(text, modules)
     assert script.startswith("import tomlish\n")
     assert 'content = """[table]\na[t]=1\n"""\ndoc = parse(content)' in script
+
+
+JAVA = frozenset({
+    "pom.xml", "src/main/java/com/acme/Calc.java", "src/test/java/com/acme/CalcTest.java",
+    "src/test/java/org/other/CalcTest.java",
+})  # fmt: skip
+
+
+def test_junit_tests_are_read_as_maven_gradle_junit_and_frames_write_them() -> None:
+    said = [
+        "[ERROR]   CalcTest.meanOfNothing:9 » Arithmetic / by zero",
+        "meanOfNothing(com.acme.CalcTest)  Time elapsed: 0.01 s  <<< ERROR!",
+        "CalcTest > meanOfNothing() FAILED",
+        "mvn test -Dtest=com.acme.CalcTest#meanOfNothing",
+        "\tat com.acme.CalcTest.meanOfNothing(CalcTest.java:9)",
+    ]
+    for text in said:  # unqualified: the shortest path of that name
+        assert junit_tests(text, JAVA) == ("src/test/java/com/acme/CalcTest.java::meanOfNothing",)
+    qualified = junit_tests("at org.other.CalcTest.mean(CalcTest.java:3)", JAVA)
+    assert qualified == ("src/test/java/org/other/CalcTest.java::mean",)
+
+
+def test_junit_names_outside_the_repositorys_tests_are_not_tests() -> None:
+    assert junit_tests("at com.acme.Calc.mean(Calc.java:9)", JAVA) == ()  # not a test class
+    assert junit_tests("see CalcTest.java and CalcTest.class", JAVA) == ()  # not methods
+    assert junit_tests("at net.elsewhere.CalcTest.run(CalcTest.java:1)", JAVA) == ()
+    assert junit_tests("CartTest.total fails", JAVA) == ()  # no such file
+
+
+def test_a_junit_test_is_a_java_reproducer_only_in_a_repository_with_java() -> None:
+    text = "[ERROR]   CalcTest.meanOfNothing:9 » Arithmetic / by zero"
+    found = find_reproducers(text, JAVA)
+    assert [(r.source, r.language) for r in found] == [(ReproducerSource.NAMED_TEST, JAVA_LANGUAGE)]
+    assert find_reproducers(text, FILES) == []
+
+
+NODE = frozenset({"package.json", "lib/parse.js", "test/parse.test.js", "scripts/build.js"})
+
+
+def test_node_tests_name_their_file_and_the_failing_tests_it_lists() -> None:
+    spec = (
+        "$ node --test test/parse.test.js\n✔ parses a pair (2.5ms)\n"
+        "✖ a line without a value (0.44ms)\n  TypeError [Error]: Cannot read properties\n"
+        "✖ failing tests:\n\ntest at test/parse.test.js:9:1\n✖ a line without a value (0.44ms)\n"
+    )
+    assert node_tests(spec, NODE) == ("test/parse.test.js::a line without a value",)
+    tap = "/home/me/kv/test/parse.test.js\nnot ok 2 - a line without a value\n"
+    assert node_tests(tap, NODE) == ("test/parse.test.js::a line without a value",)
+    assert node_tests("it fails in test/parse.test.js", NODE) == ("test/parse.test.js",)
+    assert node_tests("scripts/build.js and lib/parse.js fail", NODE) == ()  # not tests
+    found = find_reproducers("see test/parse.test.js", NODE)
+    assert [(r.source, r.language) for r in found] == [(ReproducerSource.NAMED_TEST, JAVASCRIPT)]

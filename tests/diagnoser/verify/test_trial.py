@@ -14,6 +14,7 @@ from diagnoser.settings import Settings
 from diagnoser.verify import Logs, reproduce
 from diagnoser.verify.trial import Trials
 from diagnoser.workspace import Workspace
+from tests.diagnoser.verify.conftest import CALC_FAILURE
 
 REPORT = (
     "```python\nfrom shop.cart import Cart\ncart = Cart()\ncart.add('tea', 3)\n"
@@ -74,3 +75,29 @@ def test_no_trial_past_the_budget(trials: Trials) -> None:
     trials.bench = dataclasses.replace(trials.bench, deadline=0.0)
     tested = trials.test("shop/cart.py", RENAME)
     assert tested.status is TestStatus.NOT_RUN and "budget" in tested.detail
+
+
+GUARD_JAVA = """--- a/src/main/java/com/acme/Calc.java
++++ b/src/main/java/com/acme/Calc.java
+@@ -8,3 +8,3 @@
+         }
+-        return total / values.length;
++        return values.length == 0 ? 0 : total / values.length;
+     }
+"""
+
+
+def test_a_java_fix_is_checked_by_its_named_junit_test(
+    calc: Path, verifying: Settings, home: Path
+) -> None:
+    workspace = Workspace(calc, verifying)
+    report = build_report(ReportIn(text=CALC_FAILURE), files=workspace.file_paths)
+    attempt = reproduce(report, workspace, home=home)
+    assert attempt.bench is not None, attempt.reproduction.reason
+    trials = Trials(workspace, attempt.bench)
+    tested = trials.test("src/main/java/com/acme/Calc.java", GUARD_JAVA)
+    assert tested.status is TestStatus.PASSED, tested.detail
+    assert "CalcTest#meanOfNothing" in tested.command
+    unfixed = GUARD_JAVA.replace("values.length == 0 ? 0 : ", "values.length < 0 ? 0 : ")
+    tested = trials.test("src/main/java/com/acme/Calc.java", unfixed)
+    assert tested.status is TestStatus.FAILED and "still fails" in tested.detail

@@ -90,11 +90,39 @@ def test_limits_and_timeouts_say_what_stopped_the_run() -> None:
     assert sandbox.status is ReproductionStatus.ERROR
 
 
-def test_a_named_test_that_pytest_cannot_find_is_an_error() -> None:
+def test_a_named_test_that_cannot_be_found_or_built_is_an_error_showing_why() -> None:
     report = _report("tests/test_cart.py::test_gone fails")
     verdict = judge(_run("ERROR: not found: tests/test_cart.py::test_gone\n", 4), report, FILES,
                     ReproducerSource.NAMED_TEST)  # fmt: skip
-    assert verdict.status is ReproductionStatus.ERROR and "no such test" in verdict.reason
+    assert verdict.status is ReproductionStatus.ERROR
+    assert "could not be built or found" in verdict.reason and "test_gone" in verdict.reason
+
+
+JAVA_FILES = frozenset({"src/main/java/com/acme/Calc.java", "src/test/java/com/acme/CalcTest.java"})
+JAVA_FAILURE = (
+    "java.lang.ArithmeticException: / by zero\n"
+    "\tat com.acme.Calc.mean(Calc.java:9)\n"
+    "\tat com.acme.CalcTest.meanOfNothing(CalcTest.java:9)\n"
+    "\tat org.junit.runners.ParentRunner.run(ParentRunner.java:413)\n"
+)
+
+
+def test_jvm_frames_naming_only_their_file_are_placed_by_their_class() -> None:
+    report = _report("CalcTest.meanOfNothing fails with an ArithmeticException")
+    verdict = judge(_run(JAVA_FAILURE), report, JAVA_FILES, ReproducerSource.NAMED_TEST,
+                    frozenset({"java"}))  # fmt: skip
+    assert verdict.status is ReproductionStatus.REPRODUCED, verdict.reason
+    assert verdict.frames == (
+        RunFrame(path="src/test/java/com/acme/CalcTest.java", line=9, function="meanOfNothing"),
+        RunFrame(path="src/main/java/com/acme/Calc.java", line=9, function="mean"),
+    )
+
+
+def test_a_failure_printed_again_in_a_summary_is_one_failure() -> None:
+    report = _report("It raises ArithmeticException")
+    twice = f"{JAVA_FAILURE}\nFailures:\n{JAVA_FAILURE}"
+    verdict = judge(_run(twice), report, JAVA_FILES, SNIPPET, frozenset({"java"}))
+    assert len(verdict.traces) == 1 and len(verdict.frames) == 2
 
 
 def test_expected_exceptions_come_from_the_trace_and_the_prose() -> None:
