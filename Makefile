@@ -6,7 +6,7 @@
 #               run the tests
 #   make demo     diagnose one sample report with the CLI (no service)
 #   make browser  install Debian's chromium for the browser tests, only if it is missing
-#   make sandbox  install Debian's bubblewrap (and nodejs, a JDK and junit4) for --verify,
+#   make sandbox  install Debian's bubblewrap (and nodejs, a JDK, junit4 and junit5) for --verify,
 #                 only if missing
 PYTHON ?= python3.11
 VENV ?= .venv
@@ -21,6 +21,7 @@ BWRAP := /usr/bin/bwrap
 NODE := /usr/bin/node
 JAVAC := /usr/bin/javac
 JUNIT := /usr/share/java/junit4.jar
+JUNIT5 := /usr/share/java/junit-platform-console-standalone.jar
 PYTEST_WORKERS ?= auto
 
 .PHONY: run demo test install lint typecheck browser sandbox postgres clean
@@ -49,7 +50,7 @@ typecheck: $(STAMP)
 
 browser: $(CHROMIUM)
 
-sandbox: $(BWRAP) $(NODE) $(JAVAC) $(JUNIT)
+sandbox: $(BWRAP) $(NODE) $(JAVAC) $(JUNIT) $(JUNIT5)
 
 # File targets: make runs one only when its binary is missing. sudo only when not root;
 # the lock timeout waits for another apt-get instead of failing at once.
@@ -75,6 +76,9 @@ $(JAVAC):
 
 $(JUNIT):
 	@$(call APT_INSTALL,junit4,for the JUnit reproducers of --verify)
+
+$(JUNIT5):
+	@$(call APT_INSTALL,junit5,for the JUnit 5 reproducers of --verify)
 
 # The API tests run on PostgreSQL too (127.0.0.1:5432, database `test`) and fail when it
 # is down: start the installed cluster if it is not answering.

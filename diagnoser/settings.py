@@ -160,7 +160,8 @@ class Settings(BaseSettings):
     `PATH`."""
     verify_classpath: str | None = None
     """The jars and folders, `:`-separated, the project's Java code and tests need to
-    build and run — JUnit 4 among them; unset, Debian's junit4 and hamcrest jars."""
+    build and run — JUnit among them; unset, Debian's junit4 and hamcrest jars, and its
+    junit5 console jar (the JUnit Platform) when installed."""
     verify_repos: GitRepos = Field(default_factory=dict)
     """The service's opt-in, per repository: `name=python,name=python` (each with its
     interpreter's path or command). A repository not named here is never executed."""

@@ -44,7 +44,11 @@ SCRIPT_NAME = "_diagnoser_reproducer.py"
 NODE_SCRIPT = "_diagnoser_reproducer.cjs"
 NODE_MODULE_SCRIPT = "_diagnoser_reproducer.mjs"
 LAUNCHER = Path(__file__).parent / "java" / "DiagnoserJUnit.java"
+PLATFORM_LAUNCHER = Path(__file__).parent / "java" / "DiagnoserJUnitPlatform.java"
+"""The JUnit Platform's (JUnit 5, and 4 through Vintage), used when the class path has it."""
 JUNIT_CLASSPATH = ("/usr/share/java/junit4.jar", "/usr/share/java/hamcrest-core.jar")
+JUNIT_PLATFORM = "/usr/share/java/junit-platform-console-standalone.jar"
+"""Debian's junit5: the Platform's launcher and engines (Jupiter, Vintage) in one jar."""
 JAVA_CLASSES = "/tmp/classes"
 """Where the copy's classes are compiled to (the sandbox's own `/tmp`)."""
 JAVA_BUILD = (
@@ -247,15 +251,18 @@ class NodeRunner:
 class JavaRunner:
     """A JDK (`DIAGNOSER_VERIFY_JAVA`, else `java` on `PATH`, with `javac` beside it) and
     the class path the project's code needs (`DIAGNOSER_VERIFY_CLASSPATH`; unset: Debian's
-    JUnit 4 and Hamcrest jars). A named JUnit test runs by compiling every `.java` file of
-    the copy with `javac` (into the sandbox's `/tmp`; failing that: exit 4, a build
-    failure) and running the tests by method with `DiagnoserJUnit`, a small launcher that
-    prints each failure's stack trace. The JVM's reservations are sized to fit the
-    sandbox's address-space limit. No snippets: Java reports carry tests, not scripts."""
+    JUnit 4 and Hamcrest jars, and its JUnit Platform when installed). A named test runs
+    by compiling every `.java` file of the copy with `javac` (into the sandbox's `/tmp`;
+    failing that: exit 4, a build failure) and running the tests by method with a small
+    launcher that prints each failure's stack trace: `DiagnoserJUnitPlatform` when the
+    class path holds the JUnit Platform (JUnit 5 tests, and JUnit 4 ones through its
+    Vintage engine), else `DiagnoserJUnit` (JUnit 4). The JVM's reservations are sized to
+    fit the sandbox's address-space limit. No snippets: Java reports carry tests."""
 
     java: str
     javac: str
     classpath: tuple[str, ...]
+    launcher: Path = LAUNCHER
     language: str = JAVA
     trace_formats: frozenset[str] = frozenset({TraceFormat.JAVA.value})
 
@@ -271,19 +278,21 @@ class JavaRunner:
         javac = os.path.join(os.path.dirname(real), "javac")
         if not os.access(javac, os.X_OK):
             raise RuntimeMissing(f"no javac beside {real}: DIAGNOSER_VERIFY_JAVA needs a JDK")
-        entries = tuple(p for p in (classpath or "").split(":") if p) or JUNIT_CLASSPATH
+        entries = tuple(p for p in (classpath or "").split(":") if p) or _default_classpath()
         missing = [p for p in entries if not os.path.exists(p)]
         if missing:
             raise RuntimeMissing(
                 f"the class path names what is not there ({', '.join(missing)}); install "
                 "Debian's junit4 or set DIAGNOSER_VERIFY_CLASSPATH"
             )
-        return cls(real, javac, tuple(os.path.realpath(p) for p in entries))
+        platform = any("junit-platform" in os.path.basename(p) for p in entries)
+        launcher = PLATFORM_LAUNCHER if platform else LAUNCHER
+        return cls(real, javac, tuple(os.path.realpath(p) for p in entries), launcher)
 
     def binds(self) -> tuple[Path, ...]:
         home = Path(self.java).parent.parent  # the JDK: …/jvm/java-17/bin/java
         entries = (Path(p) if os.path.isdir(p) else Path(p).parent for p in self.classpath)
-        return tuple(dict.fromkeys([home, LAUNCHER.parent, *entries]))
+        return tuple(dict.fromkeys([home, self.launcher.parent, *entries]))
 
     def environment(self, code: str, files: Collection[str]) -> dict[str, str]:
         return {
@@ -295,11 +304,16 @@ class JavaRunner:
         ids = [f"{_java_class(copy, path)}#{name}" for path, _, name in
                (test.rpartition("::") for test in tests)]  # fmt: skip
         build = JAVA_BUILD.format(javac=shlex.quote(self.javac), classes=JAVA_CLASSES)
-        run = f'exec {shlex.quote(self.java)} {shlex.quote(str(LAUNCHER))} "$@"'
+        run = f'exec {shlex.quote(self.java)} {shlex.quote(str(self.launcher))} "$@"'
         return ["/bin/sh", "-c", f"{build}; {run}", "sh", *ids]
 
     def script(self, copy: Path, code: str) -> list[str]:
         raise RuntimeMissing("Java snippets are not run: name a failing JUnit test")
+
+
+def _default_classpath() -> tuple[str, ...]:
+    """Debian's JUnit 4 and Hamcrest, and its JUnit Platform when installed."""
+    return (JUNIT_PLATFORM, *JUNIT_CLASSPATH) if os.path.exists(JUNIT_PLATFORM) else JUNIT_CLASSPATH
 
 
 def _java_class(copy: Path, path: str) -> str:

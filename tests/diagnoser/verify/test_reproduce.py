@@ -258,3 +258,39 @@ def test_a_jest_suite_is_not_run_with_nodes_runner(
                       "test/parse.test.js": jest})  # fmt: skip
     tried = _attempt(repo, verifying, "FAIL test/parse.test.js\nTypeError", home).reproduction
     assert tried.status is ReproductionStatus.NOT_ATTEMPTED and "node:test" in tried.reason
+
+
+JUPITER_TEST = """package com.acme;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
+
+class CalcTest {
+    @Test
+    void meanOfNothing() {
+        assertEquals(0, Calc.mean(new int[0]));
+    }
+}
+"""
+
+
+def test_a_junit_5_test_runs_on_the_junit_platform(
+    make_repo: MakeRepo, verifying: Settings, home: Path
+) -> None:
+    repo = make_repo({"src/main/java/com/acme/Calc.java": CALC_JAVA,
+                      "src/test/java/com/acme/CalcTest.java": JUPITER_TEST})  # fmt: skip
+    tried = _attempt(repo, verifying, "CalcTest > meanOfNothing() FAILED", home).reproduction
+    assert tried.status is ReproductionStatus.REPRODUCED, tried.reason
+    assert "DiagnoserJUnitPlatform.java" in tried.command
+    assert tried.exception == "java.lang.ArithmeticException: / by zero"
+    assert tried.frames[-1].path == "src/main/java/com/acme/Calc.java"
+
+
+def test_without_the_junit_platform_junit_4_tests_run_with_junit_4_alone(
+    calc: Path, verifying: Settings, home: Path
+) -> None:
+    junit4 = "/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar"
+    settings = verifying.model_copy(update={"verify_classpath": junit4})
+    tried = _attempt(calc, settings, CALC_FAILURE, home).reproduction
+    assert tried.status is ReproductionStatus.REPRODUCED, tried.reason
+    assert "DiagnoserJUnit.java" in tried.command
