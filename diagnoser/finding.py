@@ -267,6 +267,11 @@ class Provenance(BaseModel):
 
 
 MAX_SUSPECTS = 10
+RANKING_ONLY = (
+    "not investigated: where it would land in the code, ranked from the report's names and "
+    "words alone (no model, no tool call); hints for a triager, not findings"
+)
+"""What the suspects of a request or a question are, said in every format."""
 """Files a Finding lists as suspects: a list a person still scans (issue 11 asks ten
 deep), and the deepest k the benchmark scores (file Acc@10, bench/README)."""
 

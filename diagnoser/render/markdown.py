@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from diagnoser.finding import (
+    RANKING_ONLY,
     BlastRadius,
     Change,
     Check,
@@ -39,10 +40,7 @@ from diagnoser.render.languages import language_for
 from diagnoser.render.text import block, code_span, fence, inline, table_cell
 
 SUSPECTS_NOTE = "_Ranked from the report's trace, names and words; hints, not checked findings._"
-PLACED_NOTE = (
-    "_Not investigated: where it would land in the code, ranked from the report's names and "
-    "words alone (no model, no tool call); hints for a triager, not findings._"
-)
+PLACED_NOTE = f"_{RANKING_ONLY[0].upper()}{RANKING_ONLY[1:]}._"
 
 
 def to_markdown(finding: Finding) -> str:

@@ -20,7 +20,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import quote
 
-from diagnoser.finding import Finding, Location, Role, Status, Suspect
+from diagnoser.finding import RANKING_ONLY, Finding, Location, Role, Status, Suspect
 from diagnoser.intake.report import Kind
 from diagnoser.render.constants import (
     DEFAULT_TOOL_VERSION,
@@ -55,12 +55,6 @@ TOOL_VERSION = _installed_version()
 """The installed `diagnoser` version, read once at import."""
 
 
-PLACED_NOTE = (
-    "not investigated: where it would land, ranked from the report's names and words alone; "
-    "hints for a triager, not results"
-)
-
-
 def to_sarif(
     finding: Finding,
     *,
@@ -83,7 +77,7 @@ def to_sarif(
         properties["triage"] = finding.triage.model_dump(mode="json")
     if not results and finding.suspects:  # a request's or question's place: no result
         properties["suspects"] = [s.model_dump(mode="json") for s in finding.suspects]
-        properties["suspectsNote"] = PLACED_NOTE
+        properties["suspectsNote"] = RANKING_ONLY
     if properties:
         run["properties"] = properties
     return {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}

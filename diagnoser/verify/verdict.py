@@ -192,14 +192,14 @@ def _distinct(traces: Iterable[Trace]) -> tuple[Trace, ...]:
 def _in_repository(chain: list[Trace], files: Collection[str]) -> list[RunFrame]:
     """The frames of the chain's exceptions that are repository files, outermost first: by
     their path, or — a JVM frame names only its file (`Cart.java`) — by their class."""
+    every = [frame for trace in chain for frame in trace.frames]
+    jvm = [f for f in every if "/" not in (f.file or "").removeprefix("./") and f.module]
+    by_class = {id(f): m.repo_path for f, m in zip(jvm, map_frames(jvm, files), strict=True)}
     frames: list[RunFrame] = []
-    for trace in chain:
-        for frame in trace.frames:
-            path = (frame.file or "").removeprefix("./")
-            if "/" not in path and frame.module:
-                path = map_frames([frame], files)[0].repo_path or path
-            if path in files and frame.line:
-                frames.append(RunFrame(path=path, line=frame.line, function=frame.function))
+    for frame in every:
+        path = by_class.get(id(frame)) or (frame.file or "").removeprefix("./")
+        if path in files and frame.line:
+            frames.append(RunFrame(path=path, line=frame.line, function=frame.function))
     return frames
 
 
