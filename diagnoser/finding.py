@@ -266,7 +266,7 @@ class Provenance(BaseModel):
     """Where the fault location's signal came from: the report, or a reproducing run."""
 
 
-MAX_SUSPECTS = 10
+MAX_SUSPECTS = 12
 RANKING_ONLY = (
     "not investigated: where it would land in the code, ranked from the report's names and "
     "words alone (no model, no tool call); hints for a triager, not findings"
@@ -286,9 +286,9 @@ class Signal(StrEnum):
 
 
 class Suspect(BaseModel):
-    """A ranked place to look: one file, at its best-ranked function. A hint from the
-    report's signals, not a checked fact — grounding only keeps it if the file and the
-    line exist."""
+    """A ranked place to look: a file at one of its functions (the best-ranked; the first
+    file may come again at its next best). A hint from the report's signals, not a
+    checked fact — grounding only keeps it if the file and the line exist."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -328,7 +328,8 @@ class Finding(BaseModel):
     """Intake's verdict on the report: kind, confidence, the source's prior and the
     signals that decided it (why this was, or was not, investigated)."""
     suspects: list[Suspect] = Field(default_factory=list, max_length=MAX_SUSPECTS)
-    """Ranked files, best first, one entry per file, beside the grounded `files`:
+    """Ranked files, best first, one entry per file (the first file's next best functions
+    right after it), beside the grounded `files`:
     computed from the report (frames, names, words), never by a model. A feature request
     or a question is not investigated, but gets them (ranking only: where it would land,
     its title says so); other reports not investigated get none."""

@@ -117,13 +117,17 @@ class Relevance:
     class, else the first mentioned)."""
     query: frozenset[str]
     """The report's terms (headline and text)."""
+    plain: dict[str, float]
+    """The plain word ranking: BM25 of the whole report against each file's whole text
+    (`text_index`), unweighted and undiscounted — what a plain ranker would say."""
 
 
 def file_relevance(report: Report, repository: Repository) -> Relevance:
     """Every scored file's relevance (`total`), with what placing a file needs: the
     headline's own scores, the files and definitions the report names, its terms."""
     index = term_index(repository)
-    text = _normalised(index.scores(terms(f"{report.title or ''}\n{report.text}")))
+    said = terms(f"{report.title or ''}\n{report.text}")
+    text = _normalised(index.scores(said))
     line = headline(report)
     title = _normalised(index.scores(terms(line)))
     total: defaultdict[str, float] = defaultdict(float)
@@ -148,7 +152,8 @@ def file_relevance(report: Report, repository: Repository) -> Relevance:
         total[path] += weight
     _discount(total, report, repository)
     query = frozenset(terms(f"{line}\n{report.text}"))
-    return Relevance(dict(total), title, frozenset(files), named, query)
+    plain = text_index(repository).scores(said)
+    return Relevance(dict(total), title, frozenset(files), named, query, plain)
 
 
 def _discount(total: dict[str, float], report: Report, repository: Repository) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from diagnoser import candidates
-from diagnoser.candidate import Source
+from diagnoser.candidate import Candidate, Source
 from diagnoser.file_roles import is_peripheral
 from diagnoser.workspace import Workspace
 from tests.conftest import MakeRepo
@@ -39,6 +39,53 @@ def test_a_named_class_points_at_its_method_that_fits_the_report(workspace: Work
     )
     [first, *_] = rank(workspace, "`Exporter.to_csv` drops the header")
     assert (first.symbol, first.reason) == ("Exporter.to_csv", "the report names `to_csv`")
+
+
+def test_the_first_file_also_offers_its_next_best_fitting_functions(workspace: Workspace) -> None:
+    first, *rest = rank(workspace, "`Exporter` writes broken json when there are no rows", limit=10)
+    also = rest[: candidates.EXTRA_PLACES]
+    assert first.symbol == "Exporter.to_json"
+    # both other methods use `rows`; each place is a method's own, right after the first
+    assert sorted(c.symbol or "" for c in also) == ["Exporter.__init__", "Exporter.to_csv"]
+    assert all(
+        c.path == "app/exporter.py" and c.source is Source.MENTION
+        and c.reason == "in the same file, it too fits the report's words"
+        for c in also
+    )  # fmt: skip
+    assert "app/exporter.py" not in [c.path for c in rest[candidates.EXTRA_PLACES :]]
+
+
+def test_a_frame_first_keeps_the_next_frame_second(make_repo: MakeRepo, home: Path) -> None:
+    cart = Workspace(make_repo({
+        "shop/cart.py": (
+            "from shop.prices import discount_price\n"  # 1
+            "\n"
+            "\n"
+            "def total(items):\n"  # 4
+            "    return sum(discount_price(item) for item in items)\n"  # 5
+            "\n"
+            "\n"
+            "def discount_total(items):\n"  # 8
+            "    return sum(item.discount for item in items)\n"  # 9
+        ),
+        "shop/prices.py": "def discount_price(item):\n    return item.price - item.discount\n",
+    }), home=home)  # fmt: skip
+    text = (
+        "The discount price is None for products on sale\n"
+        "Traceback (most recent call last):\n"
+        '  File "/srv/shop/cart.py", line 5, in total\n'
+        '  File "/srv/shop/prices.py", line 2, in discount_price\n'
+        "TypeError: unsupported operand type(s) for -: 'int' and 'NoneType'\n"
+    )
+    found = rank(cart, text, limit=10)
+    assert [c.source for c in found[:2]] == [Source.FRAME, Source.FRAME]
+    assert [c.path for c in found[:2]] == ["shop/prices.py", "shop/cart.py"]
+    assert "discount_total" not in [c.symbol for c in found]  # no place added after a frame
+
+
+def test_no_other_function_fits_no_place_is_added(workspace: Workspace) -> None:
+    found = rank(workspace, "Invoice totals are wrong when a line is a refund", limit=10)
+    assert [c.path for c in found].count("app/billing.py") == 1  # it defines one function
 
 
 def test_a_named_file_points_at_its_best_fitting_function(workspace: Workspace) -> None:
@@ -120,8 +167,8 @@ def binding(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
 
 def test_a_native_failure_puts_native_files_before_their_wrapper(binding: Workspace) -> None:
     text = "encode() of a dict of str values: {}\n\n```python\nencode_dict({'a': 'b'})\n```\n"
-    ordinary = [c.path for c in rank(binding, text, title="encode of a dict is wrong")]
-    crash = [c.path for c in rank(binding, text, title="encode of a dict segfaults")]
+    ordinary = _files(rank(binding, text, title="encode of a dict is wrong"))
+    crash = _files(rank(binding, text, title="encode of a dict segfaults"))
     assert ordinary == ["speedups/encoder.py", "speedups/_speedups.c"]
     assert crash == ["speedups/_speedups.c", "speedups/encoder.py"]
 
@@ -131,7 +178,7 @@ def test_a_native_failure_orders_nothing_when_switched_off(
 ) -> None:
     monkeypatch.setattr(candidates, "NATIVE_FAILURE_FIRST", False)
     text = "encode() of a dict of str values: {}\n\n```python\nencode_dict({'a': 'b'})\n```\n"
-    found = [c.path for c in rank(binding, text, title="encode of a dict segfaults")]
+    found = _files(rank(binding, text, title="encode of a dict segfaults"))
     assert found[0] == "speedups/encoder.py"
 
 
@@ -148,3 +195,38 @@ def test_many_secondary_files_do_not_crowd_the_implementation_out(
     assert rank(workspace, text)[0].path == "app/panel.py"
     monkeypatch.setattr(candidates, "SECONDARY_BEFORE_CUT", False)
     assert "app/panel.py" not in [c.path for c in rank(workspace, text)]
+
+
+def _files(found: list[Candidate]) -> list[str]:
+    """The distinct files of a ranking, in order."""
+    return list(dict.fromkeys(c.path for c in found))
+
+
+PLAIN = {
+    "app/report.py": "def build_report(rows):\n    return [row for row in rows]\n",
+    **{
+        f"app/header_{n}.py": f"def header_row_{n}(header):\n    return header.row_{n}\n"
+        for n in range(6)
+    },
+    "app/quoting.py": (
+        "def write_line(cells):\n"
+        '    """Quoting: a semicolon inside a quoted cell must not split the line."""\n'
+        "    return ';'.join(cells)\n"
+    ),
+}
+PLAIN_TITLE = "build_report: wrong header row"
+PLAIN_TEXT = "The header row is split when a quoted cell holds a semicolon; quoting looks broken."
+
+
+def test_the_plain_word_rankings_best_file_is_among_the_first_five(
+    make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = Workspace(make_repo(PLAIN), home=home)
+    monkeypatch.setattr(candidates, "PLAIN_SLOT", 0)
+    without = _files(rank(workspace, PLAIN_TEXT, PLAIN_TITLE, limit=10))
+    monkeypatch.setattr(candidates, "PLAIN_SLOT", 2)
+    with_slot = _files(rank(workspace, PLAIN_TEXT, PLAIN_TITLE, limit=10))
+    assert without.index("app/quoting.py") > 1  # the structural signals put it lower
+    assert with_slot[0] == without[0] and with_slot[1] == "app/quoting.py"
+    assert with_slot.count("app/quoting.py") == 1
+    assert sorted(with_slot) == sorted(without)  # moved, nothing lost

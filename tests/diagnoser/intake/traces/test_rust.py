@@ -56,11 +56,22 @@ def test_a_capped_backtrace_puts_each_location_on_its_own_frame() -> None:
     frames = "".join(
         f"   {i}: app::f{i}\n             at ./src/f{i}.rs:{i + 1}:1\n" for i in range(600)
     )
-    text = "thread 'main' panicked at src/main.rs:1:1:\nboom\nstack backtrace:\n" + frames
+    text = "thread 'main' panicked at src/f0.rs:1:1:\nboom\nstack backtrace:\n" + frames
     (trace,) = rust.parse(text)
     assert len(trace.frames) == MAX_FRAMES and trace.omitted_frames == 600 - MAX_FRAMES
     assert all(f.file == f"./src/{f.function}.rs" for f in trace.frames)
     assert trace.frames[-1].function == "f0"
+
+
+def test_a_backtrace_longer_than_is_read_is_counted_not_kept() -> None:
+    count = rust.MAX_LISTED + 100
+    frames = "".join(
+        f"   {i}: app::f{i}\n             at ./src/f{i}.rs:1:1\n" for i in range(count)
+    )
+    text = "thread 'main' panicked at src/f0.rs:1:1:\nboom\nstack backtrace:\n" + frames
+    (trace,) = rust.parse(text)
+    assert len(trace.frames) == MAX_FRAMES and trace.omitted_frames == count - MAX_FRAMES
+    assert trace.frames[-1].function == "f0" and trace.frames[-1].file == "./src/f0.rs"
 
 
 HOOKED = """error: Panicked while linting /tmp/x.py: This indicates a bug in Ruff.
@@ -74,13 +85,29 @@ Backtrace:    0: ruff::panic::catch_unwind::{{closure}}
 """
 
 
-def test_a_panic_hooks_header_and_backtrace() -> None:
+def test_a_panic_hooks_header_and_backtrace_without_the_hooks_own_frames() -> None:
     (trace,) = rust.parse(HOOKED)
     assert trace.exception == TraceException(type="panic", message="Prefer `Fix::deletion`")
+    # the hook's closure (newer than rust_panic_with_hook) is not where it failed; the
+    # backtrace was cut before the failing frame, so the panic location stands for it
     assert [(f.function, f.file, f.line) for f in trace.frames] == [
         ("rust_panic_with_hook", "/rustc/9b00956e/library/std/src/panicking.rs", 783),
-        ("{{closure}}", "./ruff/crates/ruff/src/panic.rs", 31),
+        (None, "crates/ruff_diagnostics/src/edit.rs", 42),
     ]
+
+
+def test_the_panic_location_is_not_added_twice() -> None:
+    text = (
+        "thread 'main' panicked at src/parser.rs:118:27:\nboom\nstack backtrace:\n"
+        "   0: std::panicking::rust_panic_with_hook\n"
+        "   1: core::panicking::panic_fmt\n"
+        "   2: csvtool::parser::Parser::field\n             at ./src/parser.rs:118:27\n"
+        "   3: csvtool::main\n             at ./src/main.rs:22:9\n"
+    )
+    (trace,) = rust.parse(text)
+    assert [f.function for f in trace.frames] == [
+        "main", "field", "panic_fmt", "rust_panic_with_hook",
+    ]  # fmt: skip
 
 
 def test_a_panic_location_inside_a_programs_own_message() -> None:
