@@ -303,12 +303,20 @@ def _best_function(
 
 
 def _leaves(definitions: Sequence[Definition], within: Definition | None) -> list[Definition]:
-    """The innermost definitions (inside `within`): a class's body holds every method's
-    words."""
-    inside = [
-        d for d in definitions
-        if within is None or within.start_line <= d.start_line <= d.end_line <= within.end_line
-    ]  # fmt: skip
+    """The innermost definitions (inside `within`) — a class's body holds every method's
+    words — where a function defined inside a function is part of it (a closure, a local
+    helper: fixes name the function that holds it)."""
+    inside: list[Definition] = []
+    open_ends: list[tuple[int, bool]] = []  # enclosing definitions: last line, is a function
+    for d in definitions:
+        while open_ends and open_ends[-1][0] < d.start_line:
+            open_ends.pop()
+        nested = any(function for _, function in open_ends)
+        open_ends.append((d.end_line, is_function(d)))
+        if nested:
+            continue
+        if within is None or within.start_line <= d.start_line <= d.end_line <= within.end_line:
+            inside.append(d)
     if not inside:
         return []
     return [d for d, after in zip(inside, [*inside[1:], None], strict=True)

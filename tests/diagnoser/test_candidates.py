@@ -230,3 +230,21 @@ def test_the_plain_word_rankings_best_file_is_among_the_first_five(
     assert with_slot[0] == without[0] and with_slot[1] == "app/quoting.py"
     assert with_slot.count("app/quoting.py") == 1
     assert sorted(with_slot) == sorted(without)  # moved, nothing lost
+
+
+def test_a_function_defined_inside_a_function_is_part_of_it(
+    make_repo: MakeRepo, home: Path
+) -> None:
+    columns = Workspace(make_repo({"db/columns.py": (
+        "class IndexColumns:\n"  # 1
+        "    def __str__(self):\n"  # 2
+        "        def col_str(column, opclass):\n"  # 3
+        "            return f'{column} {opclass} DESC'\n"  # 4
+        "\n"
+        "        return ', '.join(col_str(c, o) for c, o in self.pairs)\n"  # 6
+        "\n"
+        "    def references(self, table):\n"  # 8
+        "        return table in self.tables\n"  # 9
+    )}), home=home)  # fmt: skip
+    [first, *_] = rank(columns, "The joined pairs render without a space before DESC")
+    assert (first.path, first.symbol) == ("db/columns.py", "IndexColumns.__str__")
