@@ -47,7 +47,7 @@ def suspects(ranked: Sequence[Candidate], *, limit: int = MAX_SUSPECTS) -> list[
             break
         same_run = path == previous and all(s.symbol != candidate.symbol for s in found
                                             if s.path == path)  # fmt: skip
-        if new_file or (same_run and len(found) < limit):
+        if new_file or same_run:
             files.add(path)
             found.append(_suspect(candidate))
         previous = path
