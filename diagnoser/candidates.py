@@ -38,6 +38,8 @@ docs/benchmarks.md has the numbers.
 
 from __future__ import annotations
 
+import functools
+import heapq
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -126,33 +128,34 @@ def rank_candidates(
         *frames,
         *(_place(path, relevance, repository) for path in others[: limit * 2]),
     ]
-    # stable: order kept within each group
-    ranked.sort(
-        key=lambda c: (
-            is_secondary(c.path, twins) or _is_copied(c.path, workspace),
-            managed(c.path),
-        )
-    )
-    ranked = _with_plain_best(ranked, relevance, workspace, twins)
+
+    @functools.cache
+    def aside(path: str) -> bool:
+        """A test, doc or copy (by its path, or a line no person writes): last."""
+        return is_secondary(path, twins) or _is_copied(path, workspace)
+
+    ranked.sort(key=lambda c: (aside(c.path), managed(c.path)))  # stable: order kept within
+    ranked = _with_plain_best(ranked, relevance, repository, aside)
     ranked[1:1] = _also_fitting(ranked, relevance, workspace)
     return _scored(ranked[:limit], priors, relevance.total)
 
 
 def _with_plain_best(
-    ranked: list[Candidate], relevance: Relevance, workspace: Workspace, twins: frozenset[str]
+    ranked: list[Candidate],
+    relevance: Relevance,
+    repository: Repository,
+    aside: Callable[[str], bool],
 ) -> list[Candidate]:
-    """`ranked` with the plain word ranking's best file (`Relevance.plain`: not a test,
-    doc or copy) as its PLAIN_SLOT-th file, when it is not among the files before."""
-    plain = relevance.plain
-    best = next(
-        (p for p in sorted(plain, key=lambda p: (-plain[p], p))[:PLAIN_LOOK]
-         if not is_secondary(p, twins) and not _is_copied(p, workspace)),
-        None,
-    )  # fmt: skip
-    files = list(dict.fromkeys(c.path for c in ranked))
-    if not PLAIN_SLOT or best is None or best in files[: PLAIN_SLOT - 1]:
+    """`ranked` with the plain word ranking's best file (`Relevance.plain`, not `aside`:
+    a test, doc or copy) as its PLAIN_SLOT-th file, when it is not among the files before."""
+    if not PLAIN_SLOT:
         return ranked
-    repository = workspace.repository
+    plain = relevance.plain
+    top = heapq.nsmallest(PLAIN_LOOK, plain, key=lambda p: (-plain[p], p))
+    best = next((p for p in top if not aside(p)), None)
+    files = list(dict.fromkeys(c.path for c in ranked))
+    if best is None or best in files[: PLAIN_SLOT - 1]:
+        return ranked
     placed = [c for c in ranked if c.path == best] or [_place(best, relevance, repository)]
     kept = [c for c in ranked if c.path != best]
     later = set(files[: PLAIN_SLOT - 1])
