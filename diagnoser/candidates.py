@@ -263,7 +263,7 @@ def _fitting_functions(path: str, query: frozenset[str], workspace: Workspace) -
         norm = BM25_K1 * (1 - FUNCTION_B + FUNCTION_B * sum(document.values()) / average)
         return sum(
             idf(t) * document[t] * (BM25_K1 + 1) / (document[t] + norm)
-            for t in query & document.keys()
+            for t in sorted(query & document.keys())  # one order: the same sums every run
         )
 
     scored = sorted(
@@ -299,7 +299,7 @@ def _best_function(
         own = set(terms(definition.name))
         return sum(
             index.idf(t) * (NAME_MATCH_WEIGHT * (t in own) + (t in body))
-            for t in query & (own | body)
+            for t in sorted(query & (own | body))  # one order: the same sums every run
         )
 
     scored = [(score(d), -d.line, d) for d in leaves]

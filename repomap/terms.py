@@ -193,7 +193,7 @@ class TermIndex:
         sums = np.zeros(total)
         seen = np.zeros(total, dtype=bool)
         matched: list[npt.NDArray[np.int32]] = []
-        for term in set(query):
+        for term in sorted(set(query)):  # one order: the same sums, bit for bit, every run
             postings = self._postings(term)
             found = postings.stop - postings.start
             if not found:

@@ -2,6 +2,9 @@ from __future__ import annotations
 
 import marshal
 import math
+import os
+import subprocess
+import sys
 from array import array
 from collections import Counter
 from pathlib import Path
@@ -86,7 +89,7 @@ def _dict_bm25(documents: dict[str, Counter[str]], query: list[str]) -> dict[str
             postings.setdefault(term, {})[path] = count
     average = sum(lengths.values()) / max(len(lengths), 1)
     found: dict[str, float] = {}
-    for term in set(query):
+    for term in sorted(set(query)):
         if not postings.get(term):
             continue
         hits = postings[term]
@@ -177,3 +180,23 @@ def test_a_payload_it_cannot_have_made_is_refused(change: dict[str, object], exp
         TermIndex.from_payload(_payload(**change))
     with pytest.raises(ValueError, match="wrong shape"):
         TermIndex.from_payload([1, 2])
+
+
+def test_scores_are_the_same_floats_whatever_the_hash_seed() -> None:
+    """Terms are summed in one order: a set's order changes with PYTHONHASHSEED, and with
+    it the last bits of a sum, which flipped ties between runs of the same report."""
+    script = (
+        "from collections import Counter\n"
+        "from repomap.terms import TermIndex\n"
+        "docs = {f'f{n}.py': Counter({t: (n * 7 + i) % 5 + 1 for i, t in enumerate(TERMS)})\n"
+        "        for n in range(40)}\n"
+        "print(repr(sorted(TermIndex(docs.items()).scores(TERMS).items())))\n"
+    ).replace("TERMS", repr([f"term{n}" for n in range(30)]))
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
+        for seed in (1, 2, 3)
+    }  # fmt: skip
+    assert len(runs) == 1
