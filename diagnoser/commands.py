@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from diagnoser.cli import DEFAULT_REPO, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from diagnoser.constants import MAX_PAYLOAD_BYTES, MAX_REPORT_BYTES
-from diagnoser.doctor import check_models, check_verification, run_checks
+from diagnoser.doctor import check_models, check_review_encoder, check_verification, run_checks
 from diagnoser.errors import ConfigError, DiagnoserError
 from diagnoser.intake import (
     Intake,
@@ -147,7 +147,8 @@ def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
     checks = run_checks(
         demo_repo=DEFAULT_REPO, database_url=database_url, repos=settings.repos,
         deny=settings.deny_list(), executor=settings.executor(), git_repos=settings.git_repos,
-        verification=check_verification(settings), models=check_models(
+        verification=check_verification(settings),
+        review_encoder=check_review_encoder(settings), models=check_models(
             settings, model=args.model, formatter_model=args.formatter_model,
             fallback_models=args.fallback_models,
         ),

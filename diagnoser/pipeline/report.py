@@ -1,5 +1,6 @@
-"""The report steps: `intake` (the normalized report, frames mapped onto the workspace)
-and `triage` (its kind refined by a model when the rules are unsure of it)."""
+"""The report steps: `intake` (the normalized report, frames mapped onto the workspace, a
+store review the rules are unsure of classified by its nearest labelled reviews) and
+`triage` (its kind refined by a model when still unsure)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from collections.abc import Callable, Sequence
 
 from pydantic_ai.models import Model
 
+from diagnoser.encoder import encoder
 from diagnoser.intake import Report, ReportIn, Trace, build_report
+from diagnoser.intake.prototypes import refine as by_prototypes
+from diagnoser.intake.prototypes import unsure_review
 from diagnoser.triage import Triage, refine
 from diagnoser.workspace import Workspace
 
@@ -21,8 +25,9 @@ def intake(
     truncated: Sequence[str] = (),
 ) -> Report:
     """The normalized report: frames mapped onto the workspace's files, index and
-    packages, which are walked and built here if the workspace is not warm. Blocking."""
-    return build_report(
+    packages, which are walked and built here if the workspace is not warm; an unsure
+    store review's kind from its nearest prototypes (`Settings.review_encoder`). Blocking."""
+    report = build_report(
         report_in,
         traces=traces,
         files=workspace.file_paths,
@@ -30,6 +35,11 @@ def intake(
         truncated=truncated,
         packages=workspace.packages,
     )
+    if not workspace.settings.review_encoder or not unsure_review(report.classification):
+        return report  # the encoder is loaded only for a review that needs it
+    text = f"{report.title}\n{report.text}" if report.title else report.text
+    refined = by_prototypes(report.classification, text, encoder())
+    return report.model_copy(update={"classification": refined})
 
 
 async def triage(

