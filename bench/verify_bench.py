@@ -36,11 +36,11 @@ from typing import Any
 
 import whatthepatch
 
+from diagnoser import rank_fusion
 from diagnoser.finding import Finding, Origin, ReproductionStatus, TestStatus
 from diagnoser.intake import ReportIn, Source
 from diagnoser.pipeline import diagnose
 from diagnoser.settings import Settings
-from diagnoser.verify import fusion
 from diagnoser.workspace import Workspace
 
 HERE = Path(__file__).parent
@@ -67,10 +67,12 @@ def main() -> None:
     cli.add_argument("--dest", type=Path, default=DEFAULT_DEST)
     cli.add_argument("--only", action="append", default=[], help="only this case id")
     cli.add_argument("--json", type=Path, help="write each case's row here")
-    cli.add_argument("--rrf-k", type=int, help=f"the fusion's constant (default {fusion.RRF_K})")
+    cli.add_argument(
+        "--rrf-k", type=int, help=f"the fusion's constant (default {rank_fusion.RRF_K})"
+    )
     args = cli.parse_args()
     if args.rrf_k is not None:
-        fusion.RRF_K = args.rrf_k
+        rank_fusion.RRF_K = args.rrf_k
     cases = casesets.load(args.cases or [HERE / "verify_cases"])
     cases = [c for c in cases if not args.only or c["id"] in args.only]
     src, home = args.dest / "src", args.dest / "home"

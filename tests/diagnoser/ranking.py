@@ -11,6 +11,27 @@ from diagnoser.intake import ReportIn
 from diagnoser.intake.intake import build_report
 from diagnoser.workspace import Workspace
 
+# A music player whose store reviews name no identifier (`diagnoser.passages`).
+PLAYER = {
+    "player/playlists.py": (
+        "def export_playlist(playlist, path):\n"
+        '    """Write the playlist to an M3U file."""\n'
+        "    with open(path, 'w') as out:  # one line per song\n"
+        "        out.write('\\n'.join(playlist.songs))\n"
+        "\n"
+        "\n"
+        "def shuffle(playlist):\n"
+        '    """Play the songs of the playlist in a random order."""\n'
+        "    return sorted(playlist.songs, key=hash)\n"
+    ),
+    "player/account.py": (
+        "def delete_account(user):\n"
+        '    """Remove the user and everything they stored."""\n'
+        '    user.store.remove_all(reason="deleted by the user")\n'
+    ),
+    "tests/test_playlists.py": "def test_export_playlist():\n    assert True\n",
+}
+
 FILES = {
     "app/utils.py": (
         "def check_positive(value):\n"  # 1

@@ -10,9 +10,12 @@ import pytest
 from diagnoser import candidates
 from diagnoser.candidate import Candidate, Source
 from diagnoser.file_roles import is_peripheral
+from diagnoser.intake import ReportIn
+from diagnoser.intake.intake import build_report
+from diagnoser.settings import Settings
 from diagnoser.workspace import Workspace
 from tests.conftest import MakeRepo
-from tests.diagnoser.ranking import FILES, places, rank, workspace_of
+from tests.diagnoser.ranking import FILES, PLAYER, places, rank, workspace_of
 
 
 @pytest.fixture(scope="module")
@@ -248,3 +251,38 @@ def test_a_function_defined_inside_a_function_is_part_of_it(
     )}), home=home)  # fmt: skip
     [first, *_] = rank(columns, "The joined pairs render without a space before DESC")
     assert (first.path, first.symbol) == ("db/columns.py", "IndexColumns.__str__")
+
+
+def _review_ranking(
+    workspace: Workspace, text: str, source: str = "google_play"
+) -> list[Candidate]:
+    report = build_report(
+        ReportIn(text=text, rating=1, source=source),
+        files=workspace.file_paths, index=workspace.repository.index,
+    )  # fmt: skip
+    return candidates.rank_candidates(report, workspace)
+
+
+def test_a_store_review_in_any_language_lands_by_meaning(make_repo: MakeRepo, home: Path) -> None:
+    player = Workspace(make_repo(PLAYER), home=home)
+    german = "Die Wiedergabeliste lässt sich nicht als Datei exportieren, kommt nur Müll raus"
+    [first, *_] = _review_ranking(player, german)
+    assert (first.path, first.symbol, first.source) == (
+        "player/playlists.py", "export_playlist", Source.MEANING,
+    )  # fmt: skip
+    assert "nearest the review's meaning" in first.reason
+    assert "read so far" not in first.reason  # the whole repository is embedded
+    # not a store review, or the encoder off: the words alone, as before
+    developer = _review_ranking(player, german, source="github")
+    assert Source.MEANING not in {c.source for c in developer}
+    off = Workspace(make_repo(PLAYER), Settings(review_encoder=False), home=home)
+    assert Source.MEANING not in {c.source for c in _review_ranking(off, german)}
+
+
+def test_a_file_the_words_and_the_meaning_agree_on_comes_first(
+    make_repo: MakeRepo, home: Path
+) -> None:
+    player = Workspace(make_repo(PLAYER), home=home)
+    # "account" is a word of account.py; the meaning agrees: both lists put it first
+    [first, *_] = _review_ranking(player, "I cannot delete my account, it just stays")
+    assert first.path == "player/account.py"

@@ -183,7 +183,9 @@ def test_the_prompt_carries_the_source_the_rating_and_the_rules_verdict() -> Non
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
-    workspace = Workspace(SAMPLES / "demo_app", home=tmp_path_factory.mktemp("home"))
+    # the rules' verdict goes to the model as it is: the prototypes are tested on their own
+    settings = Settings(review_encoder=False)
+    workspace = Workspace(SAMPLES / "demo_app", settings, home=tmp_path_factory.mktemp("home"))
     workspace.warm()  # indexed before any run: a short run timeout is spent on triage alone
     return workspace
 
@@ -345,3 +347,17 @@ def test_the_triage_call_over_chat_completions(server: FakeProvider, demo: Works
     assert finding.provenance.answered == {TRIAGE: ["gpt-chat-x"]}
     assert finding.provenance.input_tokens == request.input_tokens > 0
     assert request.body.get("max_completion_tokens") == TRIAGE_MAX_TOKENS
+
+
+def test_the_prototypes_verdict_still_goes_to_the_triage_model(tmp_path: Path) -> None:
+    workspace = Workspace(SAMPLES / "demo_app", home=tmp_path / "home")  # encoder on
+    model, _ = answering({"kind": "noise", "reason": "a complaint, nothing broken"})
+    outcome = triaged_run(LATE, workspace, model)
+    finding = outcome.finding
+    assert outcome.state is State.NOT_ACTIONABLE and finding is not None
+    assert finding.triage is not None and finding.classification is Kind.NOISE
+    signals = finding.triage.signals
+    assert signals[:2] == ["triage:cheap-triage", "was:bug"]
+    assert signals[2].startswith("prototypes:bug") and "was:noise" in signals
+    [note] = notes(outcome)
+    assert "changed the classification from bug (0." in note
