@@ -35,7 +35,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from classify_bench import four_class, group, keywords, load, new_classifier, review_metrics
+from classify_bench import (
+    four_class,
+    group,
+    keywords,
+    load,
+    mix_report,
+    new_classifier,
+    review_metrics,
+)
 
 from diagnoser.encoder import ENCODER_NAME, encoder
 from diagnoser.intake.prototypes import K, Prototypes, Vote, prototypes, refine, unsure_review
@@ -101,7 +109,8 @@ def main() -> None:
                 f" | 4-class acc {m['acc4']:.2f}"
             )
         if split == "messy":
-            lines += _by_mix(rows, said)
+            shown = ("rules", "rules+prototypes", "keys")
+            lines += mix_report(rows, list(range(len(rows))), {n: said[n] for n in shown})
     print("\n".join(lines))
 
 
@@ -126,20 +135,6 @@ def _metrics(truth: list[str], said: list[str]) -> tuple[float, float, float]:
     recall = tp / max(1, truth.count("bug"))
     precision = tp / max(1, said.count("bug"))
     return recall, precision, sum(t == s for t, s in zip(truth, said, strict=True)) / len(truth)
-
-
-def _by_mix(rows: list[dict[str, object]], said: dict[str, list[str]]) -> list[str]:
-    names = ("rules", "rules+prototypes", "keys")
-    lines = [f"  by mix tag ({' | '.join(names)}: bug recall/precision, 4-class):"]
-    tags = Counter(t for r in rows for t in r.get("mix", []))  # type: ignore[attr-defined]
-    for tag, n in tags.most_common():
-        idx = [i for i, r in enumerate(rows) if tag in r.get("mix", [])]  # type: ignore[operator]
-        cells = []
-        for name in names:
-            m = review_metrics([rows[i] for i in idx], [said[name][i] for i in idx])
-            cells.append(f"{m['bug_recall']:.2f}/{m['bug_precision']:.2f}, {m['acc4']:.2f}")
-        lines.append(f"    {tag:17} n={n:3}  " + " | ".join(cells))
-    return lines
 
 
 if __name__ == "__main__":

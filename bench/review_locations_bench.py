@@ -20,14 +20,15 @@ Each review is ranked as a `google_play` report with its rating:
 - `bm25`: plain BM25 over the non-test files (`baselines.Bm25`).
 Printed per app and per text (`text` in the review's language, `text_en` in English):
 file Acc@1 / Acc@5 and function Acc@5 (a gold function among the first five places; BM25
-names no function), then the cost: passages per app, seconds to embed them from scratch,
-ms per review.
+names no function), then the cost: passages per app, seconds to embed them all (from
+scratch with an empty `--home`), ms per review, peak RSS.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import time
 from collections import defaultdict
@@ -73,7 +74,7 @@ def main() -> None:
         mine = [c for c in cases if c["app"] == app]
         release = open_release(root_of(mine[0]), args.home)
         started = time.perf_counter()
-        index = passage_index(release.workspace, model)
+        index = passage_index(release.workspace, model, budget=None)  # all of it, timed
         built = time.perf_counter() - started
         words = Workspace(root_of(mine[0]), Settings(review_encoder=False), home=args.home)
         seconds = 0.0
@@ -90,8 +91,9 @@ def main() -> None:
             f"{app}: {len(index.places)} passages (embedded or read back in {built:.1f} s), "
             f"{1000 * seconds / (2 * len(mine)):.0f} ms per review (all four rankings)"
         )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(_table(apps, hits))
-    print("\n" + "\n".join(cost))
+    print("\n" + "\n".join(cost) + f"\npeak RSS {peak:.0f} MB (this process: three apps' maps)")
 
 
 def _ranked(
@@ -137,16 +139,16 @@ def _table(apps: list[str], hits: dict[tuple[str, str, str], list[tuple[bool, bo
     for app in [*apps, "all"]:
         for field in TEXTS:
             cells = []
-            n = 0
             for name in names:
                 rows = [
                     r for (a, f, k), got in hits.items() if k == name and f == field
                     and app in ("all", a) for r in got
                 ]  # fmt: skip
-                n = len(rows)
-                pct = [round(100 * sum(r[i] for r in rows) / max(1, n)) for i in range(3)]
+                pct = [round(100 * sum(r[i] for r in rows) / max(1, len(rows))) for i in range(3)]
                 function = "–" if name == "bm25" else f"{pct[2]:>3}"
                 cells.append(f"{pct[0]:>4} / {pct[1]:>3} · {function:>3}")
+            n = sum(len(got) for (a, f, k), got in hits.items()
+                    if k == names[0] and f == field and app in ("all", a))  # fmt: skip
             lines.append(f"{app:10} {field:8} {n:>3}  " + "  ".join(f"{c:>16}" for c in cells))
     return "\n".join(lines)
 
