@@ -55,6 +55,12 @@ CACHE_FILE = "passages.npz"
 BATCH = 32
 """Passages embedded per call: the engine is no faster on bigger batches (measured: 64/s
 at 16, 47/s at 256), and a small one keeps the budget's overshoot short."""
+MAX_PASSAGES = 20_000
+"""Functions listed at most, the most central files' first: ~16 MB of vectors and ~6
+minutes to embed on two cores; the 227,000 definitions of a 20,000-file tree would take
+hours and 170 MB. A review's meaning is looked for among these only."""
+CHUNK = 4096
+"""Rows compared with a query at a time, in single precision: a bounded temporary."""
 SAVE_EVERY = 1024
 """Passages between saves of a long build: a process that ends mid-build loses less."""
 BUDGET_SECONDS = 30.0
@@ -84,7 +90,8 @@ class PassageIndex:
     texts: tuple[str, ...]
     keys: tuple[bytes, ...]
     """Each passage's hash with the encoder's name: its vector's key in the cache."""
-    vectors: Vectors
+    vectors: npt.NDArray[np.float16]
+    """Half precision, as cached: 0.8 KB a function (10 MB for Gramps' 13,000)."""
     ready: npt.NDArray[np.bool_]
 
     @property
@@ -98,14 +105,20 @@ class PassageIndex:
     def nearest(self, query: Vectors, limit: int = 50) -> list[tuple[str, Definition, float]]:
         """The `limit` embedded functions nearest in meaning to one query vector, best
         first (ties: path, then line)."""
-        rows = np.flatnonzero(self.ready)
-        if not rows.size:
+        if not self.ready.any():
             return []
-        similar = self.vectors[rows] @ query.reshape(-1)
-        count = min(limit, rows.size)
+        vector = query.reshape(-1).astype(np.float32)
+        similar = np.concatenate(
+            [
+                self.vectors[start : start + CHUNK].astype(np.float32) @ vector
+                for start in range(0, len(self.places), CHUNK)
+            ]
+        )
+        similar[~self.ready] = -np.inf
+        count = min(limit, self.embedded)
         top = np.argpartition(-similar, count - 1)[:count]
-        order = sorted(top, key=lambda i: (-float(similar[i]), self.places[rows[i]][0], i))
-        return [(*self.places[rows[i]], float(similar[i])) for i in order]
+        order = sorted(top, key=lambda i: (-float(similar[i]), self.places[i][0], i))
+        return [(*self.places[i], float(similar[i])) for i in order]
 
 
 def passage(path: str, definition: Definition, body: Sequence[str]) -> str:
@@ -151,7 +164,7 @@ def passage_index(
 
 def _listed(workspace: Workspace) -> PassageIndex:
     """Every function of the source files (no test, doc or copy) with its passage, the
-    files in the order of the repository map's PageRank."""
+    files in the order of the repository map's PageRank, up to MAX_PASSAGES."""
     repository = workspace.repository
     twins = source_stems(repository.index.files)
     central = [path for path, _ in repository.rank(limit=0).files]
@@ -169,13 +182,15 @@ def _listed(workspace: Workspace) -> PassageIndex:
             lines = workspace.read_text_lines(path)[1]
         except ToolError:
             continue
+        if len(places) + len(functions) > MAX_PASSAGES:
+            break
         for definition in functions:
             places.append((path, definition))
             texts.append(
                 passage(path, definition, lines[definition.start_line - 1 : definition.end_line])
             )
     keys = tuple(hashlib.sha1(f"{ENCODER_NAME}\0{t}".encode()).digest() for t in texts)
-    vectors = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+    vectors = np.zeros((len(texts), DIMENSION), dtype=np.float16)
     return PassageIndex(tuple(places), tuple(texts), keys, vectors, np.zeros(len(texts), bool))
 
 
@@ -216,7 +231,7 @@ def _cached(cache: Path) -> dict[bytes, np.ndarray]:
 def _save(cache: Path, index: PassageIndex) -> None:
     done = np.flatnonzero(index.ready)
     keys = np.array([index.keys[row] for row in done], dtype="S20")
-    matrix = index.vectors[done].astype(np.float16)
+    matrix = index.vectors[done]
     temporary = cache.with_name(f".{CACHE_FILE}.tmp.npz")
     try:
         np.savez(temporary, keys=keys, vectors=matrix)

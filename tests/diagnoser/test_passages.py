@@ -125,6 +125,22 @@ def test_past_its_budget_a_call_returns_and_the_rest_is_embedded_behind_it(
         assert len(saved["keys"]) == 60
 
 
+def test_a_large_repository_lists_its_most_central_functions_up_to_the_cap(
+    make_repo: MakeRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {
+        f"app/m{n}.py": "def f():\n    return 1\n\n\ndef g():\n    return 2\n" for n in range(5)
+    }
+    files["app/core.py"] = "".join(f"from app.m{n} import f\n" for n in range(5))
+    monkeypatch.setattr(passages, "MAX_PASSAGES", 5)
+    workspace = Workspace(make_repo(files), home=tmp_path / "home")
+    index = passage_index(workspace, _model())
+    assert len(index.places) == 4  # whole files only: two of two functions each
+    central = [path for path, _ in workspace.repository.rank(limit=0).files]
+    with_functions = [path for path in central if path != "app/core.py"]
+    assert list(dict.fromkeys(path for path, _ in index.places)) == with_functions[:2]
+
+
 def test_only_embedded_functions_are_ranked() -> None:
     places = tuple(("a.py", _definition(f"f{i}", i, i)) for i in range(3))
     vectors = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], dtype=np.float32)
