@@ -69,18 +69,24 @@ def test_prototypes_are_labelled_reviews_none_of_them_held_out() -> None:
     assert sum(row["lang"] != "en" for row in rows) > len(rows) / 4
 
 
-def test_stale_vectors_are_embedded_again(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stale_vectors_are_embedded_again(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     model = encoder()
     assert model is not None
-    monkeypatch.setattr(prototypes_module, "digest", lambda: "not the shipped one")
+    texts = tmp_path / "reviews.jsonl"
+    rows = [
+        ("crashes on start", "crash"),
+        ("love it", "praise"),
+        ("add dark mode", "feature_request"),
+    ]
+    texts.write_text("".join(json.dumps({"text": t, "label": k}) + "\n" for t, k in rows))
+    monkeypatch.setattr(prototypes_module, "TEXTS", texts)  # the shipped vectors: of others
     prototypes_module._prototypes.cache_clear()
     try:
         fresh = prototypes(model)
     finally:
         prototypes_module._prototypes.cache_clear()
-    assert len(fresh.labels) == fresh.vectors.shape[0]
-    with np.load(prototypes_module.VECTORS) as data:
-        np.testing.assert_allclose(fresh.vectors, data["vectors"], atol=2e-3)
+    assert fresh.labels == (Kind.CRASH, Kind.PRAISE, Kind.FEATURE_REQUEST)
+    np.testing.assert_allclose(fresh.vectors, model.query([t for t, _ in rows]), atol=1e-5)
 
 
 def test_an_unsure_review_takes_the_prototypes_verdict() -> None:
