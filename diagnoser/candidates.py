@@ -166,11 +166,17 @@ def rank_candidates(
     return _scored(ranked[:limit], priors, relevance.total)
 
 
+def uses_meaning(report: Report, workspace: Workspace) -> bool:
+    """A store review, and the encoder on (`Settings.review_encoder`): its ranking fuses
+    the meaning of the repository's functions."""
+    return report.classification.prior == Prior.REVIEW and workspace.settings.review_encoder
+
+
 def _meant(report: Report, workspace: Workspace) -> dict[str, Meant]:
-    """For a store review (and the encoder on): each file holding one of the MEANING_LOOK
+    """For a store review (`uses_meaning`): each file holding one of the MEANING_LOOK
     functions nearest the review in meaning → its nearest and why, best file first. Else
     empty."""
-    if report.classification.prior != Prior.REVIEW or not workspace.settings.review_encoder:
+    if not uses_meaning(report, workspace):
         return {}
     model = encoder()
     if model is None:

@@ -44,6 +44,7 @@ from repomap.words import words
 
 __all__ = [
     "BUDGET_SECONDS", "CACHE_FILE", "PASSAGE_CHARS", "PassageIndex", "passage", "passage_index",
+    "pending",
 ]  # fmt: skip
 
 PASSAGE_CHARS = 200
@@ -93,6 +94,8 @@ class PassageIndex:
     vectors: npt.NDArray[np.float16]
     """Half precision, as cached: 0.8 KB a function (10 MB for Gramps' 13,000)."""
     ready: npt.NDArray[np.bool_]
+    started: bool = False
+    """Whether a call began embedding what is missing (one does; the others wait not)."""
 
     @property
     def embedded(self) -> int:
@@ -144,15 +147,12 @@ def passage_index(
     missing for at most `budget` seconds (None: all), then hands the rest to a background
     thread and returns — later calls rank among what is embedded so far, never wait for
     it. Thread-safe."""
-    repository = workspace.repository
-    cache = Path(repository.stats.cache_dir) / CACHE_FILE
+    index = _read(workspace)
     with _lock:
-        index = _INDEXES.get(repository)
-        fresh = index is None
-        if index is None:
-            index = _INDEXES[repository] = _listed(workspace)
-            _read_back(index, cache)
-    if fresh and not index.complete:
+        first = not index.complete and not index.started
+        index.started = index.started or first
+    if first:
+        cache = _cache_of(workspace)
         _embed(index, model, budget, cache)
         if not index.complete:
             rest = threading.Thread(
@@ -160,6 +160,28 @@ def passage_index(
             )
             rest.start()
     return index
+
+
+def pending(workspace: Workspace) -> bool:
+    """Whether some of this repository's functions are not embedded yet, in this process
+    or in the cache directory: a review may wait for them (up to BUDGET_SECONDS). Lists
+    them and reads the cache back the first time (what `passage_index` does first)."""
+    return not _read(workspace).complete
+
+
+def _read(workspace: Workspace) -> PassageIndex:
+    """The repository's index, listed and read back from the cache once per Repository."""
+    repository = workspace.repository
+    with _lock:
+        index = _INDEXES.get(repository)
+        if index is None:
+            index = _INDEXES[repository] = _listed(workspace)
+            _read_back(index, _cache_of(workspace))
+        return index
+
+
+def _cache_of(workspace: Workspace) -> Path:
+    return Path(workspace.repository.stats.cache_dir) / CACHE_FILE
 
 
 def _listed(workspace: Workspace) -> PassageIndex:

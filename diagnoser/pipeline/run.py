@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from pydantic_ai.models.fallback import FallbackModel
 
 from diagnoser.budget import RunLimits
-from diagnoser.candidates import rank_candidates
+from diagnoser.candidates import rank_candidates, uses_meaning
 from diagnoser.constants import OFFLINE_MODEL, RUN_TIMEOUT_SECONDS
 from diagnoser.events import TRANSITIONS, Event, Recorder, Sink, State
 from diagnoser.finding import Finding, Localization, Reproduction, Suspect, TestStatus
 from diagnoser.funnel import Funnel, Stage
 from diagnoser.intake import Kind, Report, ReportIn, Trace
 from diagnoser.models import RoleModels
+from diagnoser.passages import BUDGET_SECONDS, pending
 from diagnoser.pipeline.ground import ground_finding, triage_answered, triage_stage
 from diagnoser.pipeline.investigation import funnel_of, investigate
 from diagnoser.pipeline.report import intake, triage
@@ -138,6 +139,12 @@ async def diagnose_async(
         allocator.release()  # a run's indexes and messages: freed, and handed back
 
 
+MEANING_NOTE = (
+    "meaning: embedding the repository's functions for store reviews (once per revision; "
+    f"a run waits {BUDGET_SECONDS:g} s at most, the rest goes on in the background)"
+)
+
+
 @dataclass
 class _Job:
     """One run's inputs, and the report once intake made it."""
@@ -167,6 +174,7 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
     attempt, reported = await _reproduce(run, job, report)
     mapped = sum(1 for f in reported.frames if f.in_app)
     run.move(State.MAPPED, f"{mapped} in-app frames of {len(reported.frames)}")
+    _say_meaning(run, report, workspace)
     ranked = await asyncio.to_thread(rank_candidates, report, workspace, limit=SUSPECT_CANDIDATES)
     if reported is not report:  # a reproduced failure's traceback: both rankings, fused
         from_run = await asyncio.to_thread(
@@ -219,6 +227,13 @@ async def _steps(run: Recorder, job: _Job) -> Outcome:
     return Outcome(run.state, grounded, report, events=run.events)
 
 
+def _say_meaning(run: Recorder, report: Report, workspace: Workspace) -> None:
+    """Before a store review's ranking, when the repository's functions are not all
+    embedded yet: why the next step may take a while."""
+    if uses_meaning(report, workspace) and pending(workspace):
+        run.note(MEANING_NOTE)
+
+
 async def _not_investigated(run: Recorder, job: _Job, report: Report,
                             triaged: Triage) -> Outcome:  # fmt: skip
     """A kind not investigated: a short Finding, with where a request or a question would
@@ -227,6 +242,7 @@ async def _not_investigated(run: Recorder, job: _Job, report: Report,
     run.move(State.NOT_ACTIONABLE, "no investigation for this kind")
     placed: list[Suspect] = []
     if kind in PLACED_KINDS:
+        _say_meaning(run, report, workspace)
         ranked = await asyncio.to_thread(rank_candidates, report, workspace,
                                          limit=SUSPECT_CANDIDATES)  # fmt: skip
         placed = suspects(ranked)

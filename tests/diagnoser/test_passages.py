@@ -11,7 +11,14 @@ import pytest
 
 from diagnoser import passages
 from diagnoser.encoder import Encoder, Vectors, encoder
-from diagnoser.passages import CACHE_FILE, PASSAGE_CHARS, PassageIndex, passage, passage_index
+from diagnoser.passages import (
+    CACHE_FILE,
+    PASSAGE_CHARS,
+    PassageIndex,
+    passage,
+    passage_index,
+    pending,
+)
 from diagnoser.workspace import Workspace
 from repomap import Definition
 from tests.conftest import MakeRepo
@@ -88,8 +95,10 @@ def test_vectors_are_read_back_by_passage_and_only_new_ones_embedded(
     root = make_repo(PLAYER)
     home = tmp_path / "home"
     first = Counting(_model())
+    assert pending(Workspace(root, home=home))  # nothing embedded yet
     passage_index(Workspace(root, home=home), first)
     assert len(first.passages) == 3
+    assert not pending(Workspace(root, home=home))  # all of it in the cache directory
     caches = list(home.rglob(CACHE_FILE))
     assert len(caches) == 1
     again = Counting(_model())

@@ -40,7 +40,7 @@ from diagnoser.settings import Settings
 from diagnoser.suspects import SUSPECT_CANDIDATES
 from diagnoser.workspace import Workspace
 from tests.conftest import FIXTURES
-from tests.diagnoser.pipeline.scripted import CRASH, EXPECTED, TRACE, run_sample
+from tests.diagnoser.pipeline.scripted import CRASH, EXPECTED, SAMPLES, TRACE, run_sample
 
 GOLDEN = FIXTURES / "offline_golden.json"
 
@@ -556,3 +556,16 @@ def test_the_models_own_time_does_not_spend_the_verification_budget(
     assert finding is not None and finding.reproduction.status is ReproductionStatus.REPRODUCED
     [change] = finding.changes
     assert change.tested.status is TestStatus.PASSED, change.tested.detail
+
+
+def test_a_reviews_first_run_says_it_embeds_the_repositorys_functions(tmp_path: Path) -> None:
+    workspace = Workspace(SAMPLES / "demo_app", home=tmp_path / "home")
+    review = ReportIn(text="Die App hängt beim Speichern", rating=1, source="google_play")
+    first = diagnose(review, workspace)
+    said = [e.detail for e in first.events if e.detail.startswith("meaning:")]
+    assert said == [pipeline_run.MEANING_NOTE]
+    assert any(s.source == "meaning" for s in (first.finding.suspects if first.finding else []))
+    again = diagnose(review, workspace)  # embedded: nothing to wait for
+    assert not [e for e in again.events if e.detail.startswith("meaning:")]
+    github = diagnose(ReportIn(text="Saving hangs", source="github"), workspace)
+    assert not [e for e in github.events if e.detail.startswith("meaning:")]
