@@ -59,9 +59,12 @@ PEP691_JSON = "application/vnd.pypi.simple.v1+json"
 
 
 def releases(cases: list[dict[str, object]], only: set[str]) -> list[tuple[str, str, str, str]]:
-    """Distinct (package, version, dist, root) in first-seen order, limited to `only` if given."""
+    """Distinct (package, version, dist, root) in first-seen order, limited to `only` if given;
+    a case without a `package` (code in this repository, like the demo app) has none."""
     seen: dict[tuple[str, str, str, str], None] = {}
     for case in cases:
+        if "package" not in case:
+            continue
         key = (str(case["package"]), str(case["version"]), str(case["dist"]), str(case["root"]))
         if not only or key[0] in only:
             seen[key] = None

@@ -48,14 +48,15 @@ from diagnoser.workspace import Workspace
 
 HERE = Path(__file__).parent
 CASES = HERE / "data" / "review_locations.jsonl"
-APPS = HERE / ".cache" / "review_apps"
+APPS = HERE / ".cache" / "review_apps" / "src"
+"""Where `get_extra_sources.py --dest bench/.cache/review_apps` unpacks each app's `root`."""
 DEMO = HERE.parent / "sample_reports" / "demo_app"
 TOP = 5
 TEXTS = ("text", "text_en")
 
 
 def root_of(case: dict[str, Any]) -> Path:
-    return DEMO if case["app"] == "demo" else APPS / str(case["app"])
+    return DEMO if "package" not in case else APPS / str(case["root"])
 
 
 def main() -> None:

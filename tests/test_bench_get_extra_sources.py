@@ -57,6 +57,7 @@ def test_releases_are_distinct_in_first_seen_order_and_filtered_by_package() -> 
         {"package": "zlib", "version": "1:1.3-1", "dist": "debian", "root": "zlib-1.3"},
         {"package": "qs", "version": "6.9.1", "dist": "npm", "root": "qs-6.9.1"},
         {"package": "zlib", "version": "1:1.3-1", "dist": "debian", "root": "zlib-1.3"},
+        {"app": "demo"},  # code of this repository: nothing to fetch
     ]
     assert get_extra_sources.releases(cases, set()) == [
         ("zlib", "1:1.3-1", "debian", "zlib-1.3"),
