@@ -4,6 +4,8 @@ about who is at fault. Reads the frame's file once (`crash_site`); the rest is p
 - A null dereference of a *parameter* (`share.email` in `def notify(share)`, message
   `'NoneType' object has no attribute 'email'`) came from the caller (`null_argument`) —
   a null field of one (`share.recipient.email`) only when the caller's code sets it.
+- A function that only makes or throws an exception (`makes_exception`: an exception
+  factory) reports what its caller decided.
 - An explicit raise right under an `if` that tests a parameter refused what the caller
   gave (`argument_check`), and the functions that computed what the `if` tests are worth
   reading next (`guard_inputs`).
@@ -27,6 +29,10 @@ MAX_GUARD_INPUTS = 2
 _RAISE = re.compile(r"^\s*(?:raise|throw)\b")
 _GUARD = re.compile(r"^(\s*)(?:if|elif|else\s+if|unless|when)\b(.*)$")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
+_DECIDES = re.compile(r"\b(?:if|elif|else|for|while|switch|case|match|catch|except|try|when)\b|\?")
+_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|(?://|#).*')
+_THROWS = re.compile(r"^\s*(?:raise|throw)\b", re.MULTILINE)
+_RETURNS_ERROR = re.compile(r"\breturn\s+(?:new\s+)?[\w.$]*(?:Exception|Error)\b")
 _NULL_CHAIN = r"(?<![\w$.?])([A-Za-z_$][\w$]*)((?:\??\.[\w$]+)*?)\??\.{member}\b"
 """What `.member` was read on: a name (`share` in `share.email`) and the fields between
 (`.recipient` in `share.recipient.email`)."""
@@ -132,6 +138,19 @@ def argument_check(site: CrashSite) -> bool:
     assigned = {m.group(1) for t in body if (m := re.match(r"^\s*([A-Za-z_$][\w$]*)\s*=", t))}
     signature = set(_NAME.findall(_signature(site).split("(", 1)[-1]))
     return bool(tested & signature - assigned)
+
+
+def makes_exception(site: CrashSite) -> bool:
+    """Whether the crash site's function only makes or throws an exception — its body
+    throws or returns a new `…Exception`/`…Error` and decides nothing (no branch, loop or
+    handler): an exception factory (`Reporter.cannotCallAbstractRealMethod`,
+    `createIllegalArgumentException`, `def _error(msg): raise ValueError(msg)`). What went
+    wrong was decided by its caller."""
+    definition = site.definition
+    body = "\n".join(site.lines[definition.line : definition.end_line])
+    if _DECIDES.search(_LITERAL.sub('""', body)):  # words in a message decide nothing
+        return False
+    return bool(_THROWS.search(body) or _RETURNS_ERROR.search(body))
 
 
 def _guard_of(site: CrashSite) -> re.Match[str] | None:

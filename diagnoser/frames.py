@@ -33,6 +33,7 @@ from diagnoser.crash_site import (
     argument_check,
     crash_site,
     guard_inputs,
+    makes_exception,
     null_argument,
     null_member,
 )
@@ -57,6 +58,11 @@ ARGUMENT_CHECK_PENALTY = 0.0
 """Subtracted from the innermost frame's prior when its failing line is a raise right under
 a test of one of its parameters. Off: leave-one-project-out found it hurts (the test itself
 is often what the fix changes: a uniqueness check that missed a constraint)."""
+EXCEPTION_FACTORY_PENALTY = 1.0
+"""Subtracted from the innermost frame's prior when its function only makes or throws an
+exception (`crash_site.makes_exception`: Mockito's `Reporter.*`, commons-math's
+`MathRuntimeException.create*`): ≥ any prior, so after its callers — the caller decided
+to fail. By what the function does, not its name."""
 FRAME_HEADLINE_WEIGHT = 1.5
 """How far the headline's relevance lifts a frame file."""
 PANIC_HANDLERS_LAST = True
@@ -214,12 +220,15 @@ def _guard_files(
             owner = (frame.module or "").rsplit(".", 1)[-1]
             names[mapped.repo_path].append(f"{owner}.{frame.function or ''}.{mapped.symbol or ''}")
     checked = site.frame.path if site is not None and argument_check(site) else None
+    factory = site.frame.path if site is not None and makes_exception(site) else None
     crashed = frames[0].path if frames and _check_crashed(report) else None
     guards: dict[str, float] = {}
     for path in {c.path for c in frames}:
         looks = [is_guard_name(name) for name in names.get(path, [])]
         if looks and all(looks) and path != crashed:
             guards[path] = GUARD_PENALTY
+        elif path == factory and len(looks) <= 1:
+            guards[path] = EXCEPTION_FACTORY_PENALTY
         elif path == checked and len(looks) <= 1:
             guards[path] = ARGUMENT_CHECK_PENALTY
     return guards

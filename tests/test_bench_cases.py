@@ -137,3 +137,34 @@ def test_multilang_gold_files_exist_in_the_downloaded_releases() -> None:
     for case in present:
         for path in case["gold_files"]:
             assert (MULTILANG_SOURCES / case["root"] / path).is_file(), (case["id"], path)
+
+
+JAVA_CRASHES = CASES.parent / "data" / "java_crashes" / "jcrashpack.jsonl"
+
+
+def test_java_crash_cases_are_well_formed_verbatim_traces() -> None:
+    cases = load(JAVA_CRASHES)
+    ids = [case["id"] for case in cases + load() + multilang()]
+    assert len(cases) >= 60 and len(ids) == len(set(ids))
+    for case in cases:
+        for name, kind in FIELDS.items():
+            assert isinstance(case.get(name), kind), (case.get("id"), name)
+        assert case["language"] == "java" and case["dist"] == "debian", case["id"]
+        assert case["text"] == "verbatim" and case["has_traceback"], case["id"]
+        assert "\tat " in case["problem_statement"], case["id"]
+        gold = case["gold_files"]
+        assert gold and all(repo_relative(p) for p in gold), case["id"]
+        for function in case["gold_functions"]:
+            path, _, symbol = str(function).partition("::")
+            assert path in gold and symbol, (case["id"], function)
+
+
+JAVA_SOURCES = CASES.parent / ".cache" / "java_crashes" / "src"
+
+
+@pytest.mark.skipif(not JAVA_SOURCES.is_dir(), reason="fetch the java_crashes sources first")
+def test_java_crash_gold_files_exist_in_the_downloaded_releases() -> None:
+    for case in load(JAVA_CRASHES):
+        if (JAVA_SOURCES / case["root"]).is_dir():
+            for path in case["gold_files"]:
+                assert (JAVA_SOURCES / case["root"] / path).is_file(), (case["id"], path)

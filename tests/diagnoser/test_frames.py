@@ -269,3 +269,47 @@ def test_a_stripped_native_frame_points_at_the_function_it_names(
         ("src/equality.cpp", "objecthandle_equal", 1),
         ("src/handles.cpp", "compare_handles", 1),
     ]
+
+
+FACTORY = {
+    "app/errors.py": (
+        "def invalid(name, value):\n"  # 1
+        '    """The error for a value out of range."""\n'
+        '    return ValueError(f"{name} out of range: {value} (see the docs)?")\n'  # 3
+        "\n"
+        "\n"
+        "def refuse(reason):\n"  # 6
+        "    if reason:\n"
+        "        raise ValueError(reason)\n"  # 8
+        "    return None\n"
+    ),
+    "app/order.py": (
+        "from app.errors import invalid, refuse\n"  # 1
+        "\n"
+        "\n"
+        "def place(quantity):\n"  # 4
+        '    raise invalid("quantity", quantity)\n'  # 5
+        "\n"
+        "\n"
+        "def cancel(reason):\n"  # 8
+        "    refuse(reason)\n"  # 9
+    ),
+}
+
+
+def test_a_function_that_only_makes_the_exception_goes_after_its_caller(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = workspace_of(FACTORY, tmp_path_factory)
+    made = trace(("app/order.py", 5, "place"), ("app/errors.py", 3, "invalid"),
+                 error="ValueError: quantity out of range: -1")  # fmt: skip
+    found = [c.path for c in rank(workspace, made) if c.source is Source.FRAME]
+    assert found == ["app/order.py", "app/errors.py"]  # the "?" in its message decides nothing
+    # a function that decides (an `if`) is where it failed, as before
+    decided = trace(("app/order.py", 9, "cancel"), ("app/errors.py", 8, "refuse"),
+                    error="ValueError: late")  # fmt: skip
+    found = [c.path for c in rank(workspace, decided) if c.source is Source.FRAME]
+    assert found == ["app/errors.py", "app/order.py"]
+    monkeypatch.setattr(frames, "EXCEPTION_FACTORY_PENALTY", 0.0)
+    found = [c.path for c in rank(workspace, made) if c.source is Source.FRAME]
+    assert found == ["app/errors.py", "app/order.py"]
