@@ -95,7 +95,7 @@ class PassageIndex:
     """Half precision, as cached: 0.8 KB a function (10 MB for Gramps' 13,000)."""
     ready: npt.NDArray[np.bool_]
     started: bool = False
-    """Whether a call began embedding what is missing (one does; the others wait not)."""
+    """Whether a call began embedding what is missing: one call does, the others never wait."""
 
     @property
     def embedded(self) -> int:
