@@ -17,10 +17,11 @@ Each review is ranked as a `google_play` report with its rating:
   review the meaning of the functions: `diagnoser.passages`, fused by rank);
 - `words`: the same with the encoder off (`Settings.review_encoder`), the ranking before it;
 - `meaning`: the functions nearest in meaning alone, files in the order of their first;
-- `bm25`: plain BM25 over the non-test files (`baselines.Bm25`).
+- `bm25`: plain BM25 over the non-test files (`baselines.Bm25`);
+- `mentions`: the files and names the review mentions, then BM25 (`baselines.mentions_order`).
 Printed per app and per text (`text` in the review's language, `text_en` in English):
-file Acc@1 / Acc@5 and function Acc@5 (a gold function among the first five places; BM25
-names no function), then the cost: passages per app, seconds to embed them all (from
+file Acc@1 / Acc@5 and function Acc@5 (a gold function among the first five places; the
+plain rankers name no function), then the cost: passages per app, seconds to embed them all (from
 scratch with an empty `--home`), ms per review, peak RSS.
 """
 
@@ -37,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from localize_bench import Release, open_release
+from localize_bench import Release, mentions_ranking, open_release
 
 from diagnoser.candidates import rank_candidates
 from diagnoser.encoder import encoder
@@ -53,6 +54,8 @@ APPS = HERE / ".cache" / "review_apps" / "src"
 DEMO = HERE.parent / "sample_reports" / "demo_app"
 TOP = 5
 TEXTS = ("text", "text_en")
+PLAIN = ("bm25", "mentions")
+"""The plain rankers: files only, no function."""
 
 
 def root_of(case: dict[str, Any]) -> Path:
@@ -115,7 +118,9 @@ def _ranked(
         list(dict.fromkeys(path for path, _, _ in nearest)),
         [(path, d.qualified) for path, d, _ in nearest[:TOP]],
     )
-    out["bm25"] = (release.bm25.rank(text)[:TOP], [])
+    plain = release.bm25.rank(text)
+    out["bm25"] = (plain[:TOP], [])
+    out["mentions"] = (mentions_ranking(release, text, plain)[:TOP], [])
     return out
 
 
@@ -132,7 +137,7 @@ def _hit(
 
 
 def _table(apps: list[str], hits: dict[tuple[str, str, str], list[tuple[bool, bool, bool]]]) -> str:
-    names = ("ours", "words", "meaning", "bm25")
+    names = ("ours", "words", "meaning", "bm25", "mentions")
     lines = [
         "file Acc@1 / Acc@5 · function Acc@5 (%), per app and text",
         f"{'app':10} {'text':8} {'n':>3}  " + "  ".join(f"{n:>16}" for n in names),
@@ -146,7 +151,7 @@ def _table(apps: list[str], hits: dict[tuple[str, str, str], list[tuple[bool, bo
                     and app in ("all", a) for r in got
                 ]  # fmt: skip
                 pct = [round(100 * sum(r[i] for r in rows) / max(1, len(rows))) for i in range(3)]
-                function = "–" if name == "bm25" else f"{pct[2]:>3}"
+                function = "–" if name in PLAIN else f"{pct[2]:>3}"
                 cells.append(f"{pct[0]:>4} / {pct[1]:>3} · {function:>3}")
             n = sum(len(got) for (a, f, k), got in hits.items()
                     if k == names[0] and f == field and app in ("all", a))  # fmt: skip

@@ -58,7 +58,7 @@ from diagnoser.errors import ToolError
 from diagnoser.file_roles import is_secondary
 from diagnoser.frames import frame_candidates, ordered_frames
 from diagnoser.intake.classify import Prior
-from diagnoser.intake.prototypes import REVIEW_CHARS
+from diagnoser.intake.prototypes import review_text
 from diagnoser.intake.report import Report
 from diagnoser.native import describes_native_failure, is_native
 from diagnoser.passages import passage_index
@@ -181,9 +181,8 @@ def _meant(report: Report, workspace: Workspace) -> dict[str, Meant]:
     model = encoder()
     if model is None:
         return {}
-    text = f"{report.title}\n{report.text}" if report.title else report.text
     index = passage_index(workspace, model)
-    nearest = index.nearest(model.query([text[:REVIEW_CHARS]]), limit=MEANING_LOOK)
+    nearest = index.nearest(model.query([review_text(report)]), limit=MEANING_LOOK)
     why = "what it says (its name, comments and strings) is nearest the review's meaning"
     if not index.complete:
         why += f" (of the {index.embedded:,} functions of {len(index.places):,} read so far)"

@@ -32,9 +32,11 @@ import numpy as np
 
 from diagnoser.encoder import ENCODER_NAME, Encoder, Vectors, encoder
 from diagnoser.intake.classify import Prior
-from diagnoser.intake.report import Classification, Kind
+from diagnoser.intake.report import Classification, Kind, Report
 
-__all__ = ["SURE", "K", "Prototypes", "Vote", "prototypes", "refine", "unsure_review"]
+__all__ = [
+    "SURE", "K", "Prototypes", "Vote", "prototypes", "refine", "review_text", "unsure_review",
+]  # fmt: skip
 
 DATA = Path(__file__).parent / "data"
 TEXTS = DATA / "reviews.jsonl"
@@ -99,6 +101,12 @@ class Prototypes:
         return Vote(kind, groups[group] / total, float(similar[nearest[0]]))
 
 
+def review_text(report: Report) -> str:
+    """What of a review the encoder reads: its title and text, the first REVIEW_CHARS."""
+    text = f"{report.title}\n{report.text}" if report.title else report.text
+    return text[:REVIEW_CHARS]
+
+
 def unsure_review(classification: Classification) -> bool:
     """A store review the rules are less sure of than `SURE`: the prototypes' to decide."""
     return classification.prior == Prior.REVIEW and classification.confidence < SURE
@@ -129,12 +137,17 @@ def prototypes(model: Encoder) -> Prototypes:
 
 @cache
 def _prototypes(model: Encoder) -> Prototypes:
-    rows = [json.loads(line) for line in TEXTS.read_text(encoding="utf-8").splitlines() if line]
+    rows = _rows()
     labels = tuple(Kind(row["label"]) for row in rows)
     shipped = _shipped(digest())
     if shipped is not None and len(shipped) == len(rows):
         return Prototypes(labels, shipped)
     return Prototypes(labels, model.query([row["text"] for row in rows]))
+
+
+def _rows() -> list[dict[str, str]]:
+    lines = TEXTS.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line]
 
 
 def digest() -> str:
@@ -153,7 +166,7 @@ def _shipped(expected: str) -> Vectors | None:
 
 def write_vectors(model: Encoder) -> int:
     """Embed the prototypes and write `VECTORS`; the number written."""
-    rows = [json.loads(line) for line in TEXTS.read_text(encoding="utf-8").splitlines() if line]
+    rows = _rows()
     vectors = model.query([row["text"] for row in rows]).astype(np.float16)
     np.savez_compressed(VECTORS, vectors=vectors, digest=np.array(digest()))
     return len(rows)

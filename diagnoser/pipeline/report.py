@@ -11,7 +11,7 @@ from pydantic_ai.models import Model
 from diagnoser.encoder import encoder
 from diagnoser.intake import Report, ReportIn, Trace, build_report
 from diagnoser.intake.prototypes import refine as by_prototypes
-from diagnoser.intake.prototypes import unsure_review
+from diagnoser.intake.prototypes import review_text, unsure_review
 from diagnoser.triage import Triage, refine
 from diagnoser.workspace import Workspace
 
@@ -37,8 +37,7 @@ def intake(
     )
     if not workspace.settings.review_encoder or not unsure_review(report.classification):
         return report  # the encoder is loaded only for a review that needs it
-    text = f"{report.title}\n{report.text}" if report.title else report.text
-    refined = by_prototypes(report.classification, text, encoder())
+    refined = by_prototypes(report.classification, review_text(report), encoder())
     return report.model_copy(update={"classification": refined})
 
 
