@@ -25,6 +25,10 @@ from diagnoser.intake import Report, ReportIn
 from diagnoser.intake.intake import build_report
 from diagnoser.workspace import Workspace
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+import casesets
+
 LIMIT = 10
 MAP_FILES = 50
 MAP_DEFINITIONS = 100
@@ -36,12 +40,13 @@ def main() -> None:
         "--cases",
         type=Path,
         default=Path(__file__).resolve().parents[2] / "shared" / "bench" / "cases.jsonl",
+        help="a .jsonl file of cases or a folder of them",
     )
     cli.add_argument("--src", type=Path, default=Path("bench/.cache/devbench"))
     cli.add_argument("--home", type=Path, required=True)
     cli.add_argument("--map", action="store_true", help="dump the repo map's PageRank too")
     args = cli.parse_args()
-    cases = [json.loads(line) for line in args.cases.read_text().splitlines() if line.strip()]
+    cases = casesets.load([args.cases])
     by_root: dict[str, list[dict[str, object]]] = {}
     for case in cases:
         by_root.setdefault(str(case["root"]), []).append(case)

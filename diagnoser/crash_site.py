@@ -6,6 +6,8 @@ about who is at fault. Reads the frame's file once (`crash_site`); the rest is p
   a null field of one (`share.recipient.email`) only when the caller's code sets it.
 - A function that only makes or throws an exception (`makes_exception`: an exception
   factory) reports what its caller decided.
+- A function that hands its own parameter, as it came, to an input check
+  (`forwards_to_check`) passed on what its caller gave it.
 - An explicit raise right under an `if` that tests a parameter refused what the caller
   gave (`argument_check`), and the functions that computed what the `if` tests are worth
   reading next (`guard_inputs`).
@@ -40,6 +42,9 @@ NULL_FIELD_NEEDS_CALLER = True
 """A null *field* of a parameter (`cart.items.length`) moves the caller first only when
 the caller's code sets that field by name (`Share(recipient=…)`, `{updatedAt: …}`,
 `share.recipient = …`); otherwise the fault is where the field is read."""
+MAX_CALL_CHARS = 400
+"""How far a call's arguments are read."""
+_RECEIVERS = frozenset({"self", "this", "cls"})
 SIGNATURE_LINES = 8
 """How many lines a signature may span when looking for a parameter."""
 _NULL_MEMBER = (
@@ -151,6 +156,37 @@ def makes_exception(site: CrashSite) -> bool:
     if _DECIDES.search(_LITERAL.sub('""', body)):  # words in a message decide nothing
         return False
     return bool(_THROWS.search(body) or _RETURNS_ERROR.search(body))
+
+
+def forwards_to_check(site: CrashSite, check: str) -> bool:
+    """Whether the function hands one of its own parameters, as it came, to the input check
+    `check` (`set(long instant, int value)` calling `verifyValueBounds(this, value, …)`,
+    `value(double x, double... param)` calling `validateParameters(param)`): when the check
+    refused it, the bad value came from further out."""
+    definition = site.definition
+    parameters = set(_NAME.findall(_signature(site).split("(", 1)[-1])) - _RECEIVERS
+    body = "\n".join(site.lines[definition.line - 1 : definition.end_line])
+    for call in re.finditer(rf"(?<![\w$.]){re.escape(check)}\s*\(|\.{re.escape(check)}\s*\(", body):
+        if parameters & {a.strip() for a in _arguments(body, call.end())}:
+            return True
+    return False
+
+
+def _arguments(text: str, start: int) -> list[str]:
+    """A call's top-level arguments, from just after its `(` to the matching `)`."""
+    depth = 1
+    arguments: list[str] = []
+    current: list[str] = []
+    for char in text[start : start + MAX_CALL_CHARS]:
+        depth += (char in "([{") - (char in ")]}")
+        if depth == 0 or (depth == 1 and char == ","):
+            arguments.append("".join(current))
+            current = []
+            if depth == 0:
+                break
+        else:
+            current.append(char)
+    return arguments
 
 
 def _guard_of(site: CrashSite) -> re.Match[str] | None:

@@ -9,8 +9,11 @@ the runtime's `panic`, not on the failing path) or the thrown error's own constr
 relevance, a file of input checks after the others — every frame of it named like one
 (`check_array`, `_check_X`, `Validate.notNull`, `requireNonNull`, `ensure_str`): the
 caller passed the bad value — unless the check itself crashed on a null value (it is
-broken, not checking). Where a file lives (`utils/`, `helpers/`, `common/`) says
-nothing: such folders hold product code as often as checks (UTILITY_PENALTY is 0). What
+broken, not checking), and so does the frame that handed the check its own parameter
+as it came; a frame file whose code never mentions the function its frames name
+(another release) goes after the frames that resolve. Where a file lives (`utils/`,
+`helpers/`, `common/`) says nothing: such folders hold product code as often as checks
+(UTILITY_PENALTY is 0). What
 the crash site says moves places too (`diagnoser.crash_site`): a null dereference of a
 *parameter itself* puts the caller first (the value came from there), and when the
 failing line is an explicit raise under an `if`, the functions that computed what the
@@ -32,11 +35,13 @@ from diagnoser.crash_site import (
     CrashSite,
     argument_check,
     crash_site,
+    forwards_to_check,
     guard_inputs,
     makes_exception,
     null_argument,
     null_member,
 )
+from diagnoser.errors import ToolError
 from diagnoser.file_roles import is_utility
 from diagnoser.intake.report import MappedFrame, Report
 from diagnoser.workspace import Workspace
@@ -84,7 +89,23 @@ _GUARD_NAME = re.compile(
 )
 """A function or class named for checking its input: `check_array`, `_check_X`,
 `Validate` (`Validate.notNull`), `requireNonNull`, `assertIsValid`, `ensure_str`."""
+PASS_THROUGH_PENALTY = 0.5
+"""Subtracted from the prior of the frame right outside an input check that hands the check
+one of its own parameters as it came (`set(instant, value)` → `verifyValueBounds(this,
+value, …)`: `crash_site.forwards_to_check`): the bad value came from further out, so its
+file goes after the other frames, still before the check's (GUARD_PENALTY); the whole
+penalty when the check is in the same file."""
+ABSENT_FUNCTION_PENALTY = 1.0
+"""Subtracted from the prior of a frame file that defines none of the functions its frames
+name (`MathRuntimeException.createIllegalArgumentException` mapped to a release whose
+`MathRuntimeException` has no such method): the code is not what ran — another release or
+another file of that name — so its line says little; after the frames that do resolve."""
+_COMMENTS = re.compile(r"/\*.*?\*/|(?://|#)[^\n]*", re.DOTALL)
+"""Block and line comments (`/* */`, `//`, `#`): prose, which may name what the code lacks."""
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+"""A frame's function named plainly: not `<init>`, `<lambda>`, `lambda$run$0` or `{{closure}}`."""
 ON_THE_PATH = "on the failing path (trace frame)"
+NOT_WHAT_RAN = "trace frame `{named}`, which this file does not define: the code is not what ran"
 IN_A_CHECK = "trace frame in an input check; its caller may have passed the bad value"
 
 
@@ -121,9 +142,15 @@ def ordered_frames(
     `Source.DATAFLOW` places). Also each frame file's prior (`headline`: each file's
     relevance to the headline, normalised to the best)."""
     index = workspace.repository.index
+    lacking = _not_what_ran(report, workspace) if ABSENT_FUNCTION_PENALTY else {}
+    frames = [
+        replace(c, reason=NOT_WHAT_RAN.format(named=lacking[c.path])) if c.path in lacking else c
+        for c in frames
+    ]
     innermost = frames[:2]
     site = crash_site(frames[0], workspace) if frames else None
-    guards = _guard_files(report, frames, site)
+    forwarding = _forwarding_caller(report, frames, workspace)
+    guards = _guard_files(report, frames, site, forwarding, set(lacking))
     priors = _frame_priors([c.path for c in frames], headline, guards)
     frame_order = _frame_file_order(priors)
     frames = sorted(frames, key=lambda c: frame_order[c.path])
@@ -196,23 +223,81 @@ def _at_frame(mapped: MappedFrame, index: SymbolIndex) -> Candidate | None:
         why = "trace frame in a shared utility module; its caller may have passed the bad value"
     if named and (definition is None or definition.name != named):
         moved = [d for d in index.definitions_in(path) if d.name == named]
-        if len(moved) == 1:
+        if moved:  # overloads: the one nearest the trace's line
+            nearest = min(moved, key=lambda d: abs(d.line - line))
             why = f"trace frame `{named}` (line {line} in the trace; the code has moved since)"
-            return span(path, moved[0], moved[0].line, Source.FRAME, why)
+            return span(path, nearest, nearest.line, Source.FRAME, why)
     if definition is None:
         start = max(1, line - CONTEXT_LINES)
         return Candidate(path, line, start, line + CONTEXT_LINES, None, Source.FRAME, why)
     return span(path, definition, line, Source.FRAME, why)
 
 
+def _not_what_ran(report: Report, workspace: Workspace) -> dict[str, str]:
+    """Frame files whose every frame names a plain function the file's code never mentions
+    (not defined, not called, not a key; comments do not count) → a name it lacks
+    (ABSENT_FUNCTION_PENALTY). A closure our definitions do not list (`function wrapper`
+    inside `wrapHelper`) is still in the code, so its file is what ran."""
+    index = workspace.repository.index
+    lacking: dict[str, str] = {}
+    present: set[str] = set()
+    for mapped in report.frames:
+        path, named = mapped.repo_path, _function_name(mapped)
+        if not (mapped.in_app and path) or path in present:
+            continue
+        definitions = index.definitions_in(path)
+        if (
+            _IDENTIFIER.match(named)
+            and definitions
+            and all(d.name != named for d in definitions)
+            and not re.search(rf"(?<![\w$]){named}(?![\w$])", _code_of(path, workspace))
+        ):
+            lacking.setdefault(path, named)
+        else:
+            present.add(path)
+            lacking.pop(path, None)
+    return lacking
+
+
+def _code_of(path: str, workspace: Workspace) -> str:
+    """A file's text without its comments ('' when unreadable). Strings stay: a handler may
+    be named by one (`"CallExpression": function (node)`)."""
+    try:
+        text = "\n".join(workspace.read_text_lines(path)[1])
+    except ToolError:
+        return ""
+    return _COMMENTS.sub(" ", text)
+
+
+def _forwarding_caller(report: Report, frames: list[Candidate], workspace: Workspace) -> str | None:
+    """The file of the frame right outside an innermost input check when it hands the check
+    one of its own parameters as it came (PASS_THROUGH_PENALTY); None otherwise."""
+    innermost = next((m for m in _innermost_first(report) if m.in_app and m.repo_path), None)
+    if not PASS_THROUGH_PENALTY or innermost is None or len(frames) < 2 or _check_crashed(report):
+        return None
+    owner = (innermost.frame.module or "").rsplit(".", 1)[-1]
+    check = _function_name(innermost)
+    if not (_IDENTIFIER.match(check) and is_guard_name(f"{owner}.{check}")):
+        return None
+    caller = crash_site(frames[1], workspace)
+    return frames[1].path if caller is not None and forwards_to_check(caller, check) else None
+
+
 def _guard_files(
-    report: Report, frames: list[Candidate], site: CrashSite | None
+    report: Report,
+    frames: list[Candidate],
+    site: CrashSite | None,
+    forwarding: str | None,
+    lacking: set[str],
 ) -> dict[str, float]:
-    """Frame files that are input checks → their penalty: every frame of the file named like
-    a check (`check_array`, `Validate.notNull`; GUARD_PENALTY), or the innermost frame's file
-    when its failing line is a raise right under a test of one of its parameters
-    (ARGUMENT_CHECK_PENALTY). The caller handed over the bad value — unless the check
-    itself crashed on a null value (GUARD_NOT_WHEN_IT_CRASHED)."""
+    """Frame files that go after the others → their penalty: every frame of the file named
+    like a check (`check_array`, `Validate.notNull`; GUARD_PENALTY); the file of the frame
+    that hands its parameter to the innermost check (`forwarding`, PASS_THROUGH_PENALTY);
+    files whose code lacks the functions their frames name (`lacking`,
+    ABSENT_FUNCTION_PENALTY); the innermost frame's file when it only makes the exception
+    (EXCEPTION_FACTORY_PENALTY) or when its failing line is a raise right under a test of
+    one of its parameters (ARGUMENT_CHECK_PENALTY). The caller handed over the bad value —
+    unless the check itself crashed on a null value (GUARD_NOT_WHEN_IT_CRASHED)."""
     names: defaultdict[str, list[str]] = defaultdict(list)
     for mapped in report.frames:
         if mapped.in_app and mapped.repo_path:
@@ -227,6 +312,10 @@ def _guard_files(
         looks = [is_guard_name(name) for name in names.get(path, [])]
         if looks and all(looks) and path != crashed:
             guards[path] = GUARD_PENALTY
+        elif path == forwarding:
+            guards[path] = GUARD_PENALTY if any(looks) else PASS_THROUGH_PENALTY
+        elif path in lacking:
+            guards[path] = ABSENT_FUNCTION_PENALTY
         elif path == factory and len(looks) <= 1:
             guards[path] = EXCEPTION_FACTORY_PENALTY
         elif path == checked and len(looks) <= 1:

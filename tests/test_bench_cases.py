@@ -168,3 +168,32 @@ def test_java_crash_gold_files_exist_in_the_downloaded_releases() -> None:
         if (JAVA_SOURCES / case["root"]).is_dir():
             for path in case["gold_files"]:
                 assert (JAVA_SOURCES / case["root"] / path).is_file(), (case["id"], path)
+
+
+RUST_APPS = CASES.parent / "data" / "rust_apps" / "apps.jsonl"
+RUST_SOURCES = CASES.parent / ".cache" / "rust_apps" / "src"
+
+
+def test_rust_app_cases_are_well_formed() -> None:
+    cases = load(RUST_APPS)
+    ids = [case["id"] for case in cases + load() + multilang() + load(JAVA_CRASHES)]
+    assert len(cases) >= 25 and len(ids) == len(set(ids))
+    for case in cases:
+        for name, kind in FIELDS.items():
+            assert isinstance(case.get(name), kind), (case.get("id"), name)
+        assert case["language"] == "rust" and case["dist"] == "sdist", case["id"]
+        assert case["version"] != case["fixed_version"], case["id"]
+        assert case["paraphrase_check"] in ("verbatim", "excerpt"), case["id"]
+        gold = case["gold_files"]
+        assert gold and all(repo_relative(p) and p.endswith(".rs") for p in gold), case["id"]
+        for function in case["gold_functions"]:
+            path, _, symbol = str(function).partition("::")
+            assert path in gold and symbol, (case["id"], function)
+
+
+@pytest.mark.skipif(not RUST_SOURCES.is_dir(), reason="fetch the rust_apps sources first")
+def test_rust_app_gold_files_exist_in_the_downloaded_releases() -> None:
+    for case in load(RUST_APPS):
+        if (RUST_SOURCES / case["root"]).is_dir():
+            for path in case["gold_files"]:
+                assert (RUST_SOURCES / case["root"] / path).is_file(), (case["id"], path)

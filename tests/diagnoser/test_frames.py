@@ -313,3 +313,100 @@ def test_a_function_that_only_makes_the_exception_goes_after_its_caller(
     monkeypatch.setattr(frames, "EXCEPTION_FACTORY_PENALTY", 0.0)
     found = [c.path for c in rank(workspace, made) if c.source is Source.FRAME]
     assert found == ["app/errors.py", "app/order.py"]
+
+
+RELEASED = {
+    "app/errors.py": (
+        "def invalid(name, value):\n"  # 1
+        "    return ValueError(name)\n"
+        "\n"
+        "\n"
+        "def invalid(name, value, hint):\n"  # 5: an overload, as in Java
+        "    if hint:\n"
+        "        return ValueError(hint)\n"  # 7
+        "    invalid_hint = lambda: ValueError(name)  # create_error in a comment\n"
+        '    return invalid_hint("a create error")\n'
+    ),
+    "app/order.py": (
+        "from app.errors import invalid\n"  # 1
+        "\n"
+        "\n"
+        "def place(quantity):\n"  # 4
+        "    if quantity < 0:\n"
+        '        raise invalid("quantity", quantity)\n'  # 6
+        "    return quantity\n"
+    ),
+    "app/field.py": (
+        "from app.checks import check_range\n"  # 1
+        "\n"
+        "\n"
+        "def set_value(record, value):\n"  # 4
+        "    check_range(record.name, value, 0, 10)\n"  # 5: hands `value` on as it came
+        "    record.value = value\n"
+        "\n"
+        "\n"
+        "def set_double(record, value):\n"  # 9
+        "    check_range(record.name, value * 2, 0, 10)\n"  # 10: computes what it checks
+        "    record.value = value\n"
+    ),
+    "app/checks.py": (
+        "def check_range(name, value, low, high):\n"  # 1
+        "    if not low <= value <= high:\n"
+        '        raise ValueError(f"{name} must be in [{low}, {high}]")\n'  # 3
+    ),
+    "app/period.py": (
+        "from app.field import set_double, set_value\n"  # 1
+        "\n"
+        "\n"
+        "def between(record, start, end):\n"  # 4
+        "    set_value(record, end - start)\n"  # 5
+        "    set_double(record, end - start)\n"  # 6
+    ),
+}
+
+
+def test_of_several_definitions_a_moved_frame_names_the_one_nearest_its_line(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    workspace = workspace_of(RELEASED, tmp_path_factory)
+    moved = trace(("app/order.py", 6, "place"), ("app/errors.py", 4, "invalid"),
+                  error="ValueError: quantity")  # fmt: skip
+    [made] = [c for c in rank(workspace, moved) if c.path == "app/errors.py"]
+    assert made.line == 5 and "the code has moved since" in made.reason
+
+
+def test_a_frame_file_that_does_not_define_the_frames_function_goes_after_the_others(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = workspace_of(RELEASED, tmp_path_factory)
+    other_release = trace(("app/order.py", 6, "place"), ("app/errors.py", 7, "create_error"),
+                          error="ValueError: quantity")  # fmt: skip
+    found = [c for c in rank(workspace, other_release) if c.source is Source.FRAME]
+    assert [c.path for c in found] == ["app/order.py", "app/errors.py"]
+    assert "does not define" in found[1].reason
+    # a closure the definitions do not list is still in the file's code: what ran
+    closure = other_release.replace("create_error", "invalid_hint")
+    found = [c for c in rank(workspace, closure) if c.source is Source.FRAME]
+    assert [c.path for c in found] == ["app/errors.py", "app/order.py"]
+    monkeypatch.setattr(frames, "ABSENT_FUNCTION_PENALTY", 0.0)
+    found = [c for c in rank(workspace, other_release) if c.source is Source.FRAME]
+    assert [c.path for c in found] == ["app/errors.py", "app/order.py"]
+
+
+def test_a_frame_that_hands_its_parameter_to_a_check_goes_after_its_callers(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = workspace_of(RELEASED, tmp_path_factory)
+    error = "ValueError: count must be in [0, 10]"
+    forwarded = trace(("app/period.py", 5, "between"), ("app/field.py", 5, "set_value"),
+                      ("app/checks.py", 3, "check_range"), error=error)  # fmt: skip
+    found = [c.path for c in rank(workspace, forwarded) if c.source is Source.FRAME]
+    assert found == ["app/period.py", "app/field.py", "app/checks.py"]
+    # a frame that computes what it checks decided the value: it stays first
+    computed = trace(("app/period.py", 6, "between"), ("app/field.py", 10, "set_double"),
+                     ("app/checks.py", 3, "check_range"), error=error)  # fmt: skip
+    found = [c.path for c in rank(workspace, computed) if c.source is Source.FRAME]
+    assert found == ["app/field.py", "app/period.py", "app/checks.py"]
+    monkeypatch.setattr(frames, "PASS_THROUGH_PENALTY", 0.0)
+    found = [c.path for c in rank(workspace, forwarded) if c.source is Source.FRAME]
+    assert found == ["app/field.py", "app/period.py", "app/checks.py"]
