@@ -21,15 +21,12 @@ import shutil
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import uvicorn
 from pydantic import ValidationError
 
-from api import runner, workers
-from api.app import build_service, create_app
-from api.server import connection_limits, server_config
 from api.settings import ServiceSettings, load_service_settings
 from diagnoser import ConfigError
 from diagnoser.cli import EXIT_USAGE
@@ -37,6 +34,9 @@ from diagnoser.cli import main as diagnoser_main
 from diagnoser.redact import redact_url
 from diagnoser.settings import default_database_url
 from repomap import allocator
+
+if TYPE_CHECKING:
+    import uvicorn
 
 SERVE = "serve"
 WORKER = "worker"
@@ -119,10 +119,15 @@ def _positive(value: str) -> int:
 
 
 def serve(argv: Sequence[str]) -> int:
+    """`diagnoser serve`. The service (FastAPI, DBOS, SQLAlchemy, uvicorn) loads once the
+    arguments and the settings are read: `--help` and a bad setting answer at once."""
     args = parser().parse_args(argv)
-    metrics = workers.metrics_directory() if args.workers > 1 else None
+    metrics = _metrics_directory() if args.workers > 1 else None
     try:
         settings = with_flags(load_service_settings(), args)
+        from api.app import build_service, create_app  # noqa: PLC0415 (settings first)
+        from api.server import connection_limits, server_config  # noqa: PLC0415
+
         limits = connection_limits(settings)
         service = build_service(settings, runner=not args.no_jobs, upgrade=True)
     except ConfigError as exc:
@@ -147,11 +152,15 @@ def serve(argv: Sequence[str]) -> int:
         "access_log": args.log_level == "debug",
     }  # fmt: skip
     if metrics is not None:
+        from api import workers  # noqa: PLC0415 (only with --workers)
+
         config = server_config(
             workers.WEB_APP, settings, limits, factory=True, workers=args.workers,
             timeout_worker_healthcheck=workers.HEALTHCHECK_SECONDS, **common,
         )  # fmt: skip
         return workers.run(service, config, metrics)
+    import uvicorn  # noqa: PLC0415 (settings first)
+
     server = uvicorn.Server(server_config(create_app(service=service), settings, limits, **common))
     _run(server)
     return 0 if server.started else 1
@@ -162,6 +171,9 @@ def work(argv: Sequence[str]) -> int:
     args = worker_parser().parse_args(argv)
     try:
         settings = with_flags(load_service_settings(), args)
+        from api import runner  # noqa: PLC0415 (settings first)
+        from api.app import build_service  # noqa: PLC0415
+
         if args.check:
             health = runner.check(settings)
             print(health.line)
@@ -173,6 +185,13 @@ def work(argv: Sequence[str]) -> int:
     logging.basicConfig(level=args.log_level.upper(), format=runner.LOG_FORMAT)
     print(worker_banner(settings), file=sys.stderr, flush=True)
     return runner.run(service)
+
+
+def _metrics_directory() -> Path:
+    """The folder the web workers share their metrics through (`api.workers`)."""
+    from api import workers  # noqa: PLC0415 (only with --workers)
+
+    return workers.metrics_directory()
 
 
 def with_flags(settings: ServiceSettings, args: argparse.Namespace) -> ServiceSettings:

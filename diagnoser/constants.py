@@ -180,3 +180,18 @@ PROVIDERS = (
 here so the CLI's parser lists them without importing the adapters."""
 MAX_REVISION_CHARS = 200
 """A report's commit or release (a SHA, a ref, a version) is at most this long."""
+TRIAGE_BELOW = 0.7
+"""Ask the model when the rules are less sure than this (`diagnoser.triage`). The rules'
+confidences are a few fixed values (`intake.classify.RULE_CONFIDENCE`); under 0.7 fall
+the verdicts that rest on the least: a bare star rating (0.6), a store complaint naming
+no failure (0.6), a developer report with no cue at all (0.6), a text with no signal
+(0.4). Measured with
+`bench/classify_bench.py --uncertain`: 40 of 245 dev texts (16%) and 23 of 186 held-out
+test texts (12%) fall below it, holding the only dev miss and 2 of the 6 test misses;
+14 of the developer benchmark's 100 real bug reports do (all `developer-prior`), so one
+run in seven pays a short call there. At 0.75 the short-text rule (0.7) joins: 6 more
+test texts for 1 more miss, and a model cannot tell more from "ok" than the rules. (What
+a model makes of the texts under the cut is not measured: no model is reachable here.)"""
+TRIAGE_TIMEOUT_SECONDS = 30.0
+"""The whole refinement, retries included: a cheap model answers a one-line
+classification in a few seconds; a slower one is not worth holding the run for."""

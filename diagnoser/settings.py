@@ -15,7 +15,7 @@ import json
 import re
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -26,17 +26,19 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_ai.settings import ModelSettings
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from diagnoser import constants, funnel
+from diagnoser.constants import TRIAGE_BELOW, TRIAGE_TIMEOUT_SECONDS
 from diagnoser.errors import ConfigError
 from diagnoser.executor import EXECUTOR_ID_PATTERN, executor_id
 from diagnoser.mirror import is_git_source
 from diagnoser.redact import redact_url
-from diagnoser.triage import TRIAGE_BELOW, TRIAGE_TIMEOUT_SECONDS
 from repomap import DEFAULT_DENY, DenyList, data_home, parse_patterns
 from repomap.constants import HOME_ENV_VAR
+
+if TYPE_CHECKING:  # a TypedDict, a plain dict at run time: PydanticAI loads with a model
+    from pydantic_ai.settings import ModelSettings
 
 Patterns = Annotated[tuple[str, ...], NoDecode]
 """Deny patterns; `NoDecode` so the validator, not pydantic-settings' JSON-only decoding,
@@ -284,19 +286,19 @@ class Settings(BaseSettings):
 
     def explorer_settings(self) -> ModelSettings:
         """The explorer's PydanticAI model settings."""
-        return self._cached(ModelSettings(
-            temperature=self.model_temperature,
-            max_tokens=self.model_max_tokens,
-            timeout=self.model_request_timeout_seconds,
-        ))  # fmt: skip
+        return self._cached({
+            "temperature": self.model_temperature,
+            "max_tokens": self.model_max_tokens,
+            "timeout": self.model_request_timeout_seconds,
+        })  # fmt: skip
 
     def formatter_settings(self) -> ModelSettings:
         """The formatter's PydanticAI model settings."""
-        return self._cached(ModelSettings(
-            temperature=self.formatter_temperature,
-            max_tokens=self.formatter_max_tokens,
-            timeout=self.formatter_request_timeout_seconds,
-        ))  # fmt: skip
+        return self._cached({
+            "temperature": self.formatter_temperature,
+            "max_tokens": self.formatter_max_tokens,
+            "timeout": self.formatter_request_timeout_seconds,
+        })  # fmt: skip
 
     def _cached(self, settings: ModelSettings) -> ModelSettings:
         """With PydanticAI's provider-neutral prompt cache (`cache`) when `prompt_cache`

@@ -26,6 +26,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
 
+from diagnoser.constants import TRIAGE_BELOW, TRIAGE_TIMEOUT_SECONDS
 from diagnoser.intake.report import Classification, Kind, Report
 from diagnoser.usage import Costs, costs
 
@@ -43,20 +44,6 @@ __all__ = [
     "uncertain",
 ]
 
-TRIAGE_BELOW = 0.7
-"""Ask the model when the rules are less sure than this. The rules' confidences are a
-few fixed values (`RULE_CONFIDENCE`); under 0.7 fall the verdicts that rest on the least:
-a bare star rating (0.6), a store complaint naming no failure (0.6), a developer report
-with no cue at all (0.6), a text with no signal (0.4). Measured with
-`bench/classify_bench.py --uncertain`: 40 of 245 dev texts (16%) and 23 of 186 held-out
-test texts (12%) fall below it, holding the only dev miss and 2 of the 6 test misses;
-14 of the developer benchmark's 100 real bug reports do (all `developer-prior`), so one
-run in seven pays a short call there. At 0.75 the short-text rule (0.7) joins: 6 more
-test texts for 1 more miss, and a model cannot tell more from "ok" than the rules. (What
-a model makes of the texts under the cut is not measured: no model is reachable here.)"""
-TRIAGE_TIMEOUT_SECONDS = 30.0
-"""The whole refinement, retries included: a cheap model answers a one-line
-classification in a few seconds; a slower one is not worth holding the run for."""
 TRIAGE_RETRIES = 1
 """Times an answer that is not one of our kinds goes back to the model."""
 TRIAGE_REQUESTS = TRIAGE_RETRIES + 1

@@ -13,6 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "sample_reports" / "reports" / "issue_load_more_500.md"
 SERVICE = {"api", "fastapi", "starlette", "dbos", "sqlalchemy", "alembic", "uvicorn", "psycopg"}
+RUN_DEADLINE_SECONDS = 120
+"""A hang guard: each command here ends by itself in a few seconds."""
 PROVIDER_SDKS = {"openai", "anthropic", "groq", "mistralai", "cohere", "boto3", "google"}
 RUN = """
 import json, sys
@@ -27,15 +29,18 @@ with open({out!r}, "w") as sink:
 """
 
 
-def _loaded(args: list[str], tmp_path: Path) -> tuple[int, set[str]]:
-    """Run `diagnoser ARGS` in a fresh interpreter: its exit code and the top-level
-    packages it imported."""
+def _loaded(
+    args: list[str], tmp_path: Path, settings: dict[str, str] | None = None
+) -> tuple[int, set[str]]:
+    """Run `diagnoser ARGS` in a fresh interpreter with only these `DIAGNOSER_*` settings:
+    its exit code and the top-level packages it imported."""
     out = tmp_path / "modules.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("DIAGNOSER_")}
     env["DIAGNOSER_HOME"] = str(tmp_path / "home")
+    env.update(settings or {})
     subprocess.run(
         [sys.executable, "-c", RUN.format(out=str(out)), json.dumps(args)],
-        cwd=ROOT, env=env, capture_output=True, check=False, timeout=300,
+        cwd=ROOT, env=env, capture_output=True, check=False, timeout=RUN_DEADLINE_SECONDS,
     )  # fmt: skip
     found = json.loads(out.read_text())
     return found["code"], set(found["modules"])
@@ -58,3 +63,13 @@ def test_serve_is_the_service(tmp_path: Path) -> None:
     code, modules = _loaded(["serve", "--workers", "0"], tmp_path)  # refused: not positive
     assert code == 2
     assert "api" in modules
+
+
+def test_serve_answers_help_and_a_bad_setting_before_the_service_loads(tmp_path: Path) -> None:
+    heavy = (SERVICE - {"api"}) | PROVIDER_SDKS | {"pydantic_ai"}
+    code, modules = _loaded(["serve", "--help"], tmp_path)
+    assert code == 0 and not modules & heavy
+    code, modules = _loaded(["serve"], tmp_path, {"DIAGNOSER_JOB_CONCURRENCY": "many"})
+    assert code == 2 and not modules & heavy
+    code, modules = _loaded(["worker", "--help"], tmp_path)
+    assert code == 0 and not modules & heavy
