@@ -7,6 +7,7 @@ Each command runs in a fresh interpreter, `--runs` times per checkout, the check
 alternating run by run (a shared, noisy machine: ratios side by side, not absolutes):
 
 - `diagnoser --help`;
+- `diagnoser serve --help` (the service loads only after the settings are read);
 - `diagnoser diagnose` of a sample report on the demo repository, offline, warm index;
 - `python -m repomap` of Django 4.2, warm index.
 
@@ -37,6 +38,7 @@ def commands(checkout: Path) -> dict[str, list[str]]:
     cli = [sys.executable, str(entry)] if entry.exists() else [sys.executable, "-m", "api.cli"]
     return {
         "diagnoser --help": [*cli, "--help"],
+        "diagnoser serve --help": [*cli, "serve", "--help"],
         "diagnoser diagnose (warm)": [*cli, "diagnose", str(REPORT), "--quiet"],
         "python -m repomap Django (warm)": [sys.executable, "-m", "repomap", str(DJANGO)],
     }
