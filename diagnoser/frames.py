@@ -275,6 +275,8 @@ def _forwarding_caller(report: Report, frames: list[Candidate], workspace: Works
     innermost = next((m for m in _innermost_first(report) if m.in_app and m.repo_path), None)
     if not PASS_THROUGH_PENALTY or innermost is None or len(frames) < 2 or _check_crashed(report):
         return None
+    if frames[0].path != innermost.repo_path:  # the check's own frame did not resolve
+        return None
     owner = (innermost.frame.module or "").rsplit(".", 1)[-1]
     check = _function_name(innermost)
     if not (_IDENTIFIER.match(check) and is_guard_name(f"{owner}.{check}")):
