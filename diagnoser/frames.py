@@ -241,17 +241,18 @@ def _not_what_ran(report: Report, workspace: Workspace) -> dict[str, str]:
     index = workspace.repository.index
     lacking: dict[str, str] = {}
     present: set[str] = set()
+    code: dict[str, str] = {}
     for mapped in report.frames:
         path, named = mapped.repo_path, _function_name(mapped)
         if not (mapped.in_app and path) or path in present:
             continue
         definitions = index.definitions_in(path)
-        if (
-            _IDENTIFIER.match(named)
-            and definitions
-            and all(d.name != named for d in definitions)
-            and not re.search(rf"(?<![\w$]){named}(?![\w$])", _code_of(path, workspace))
-        ):
+        absent = False
+        if _IDENTIFIER.match(named) and definitions and all(d.name != named for d in definitions):
+            if path not in code:  # each file read once, however many frames it has
+                code[path] = _code_of(path, workspace)
+            absent = re.search(rf"(?<![\w$]){named}(?![\w$])", code[path]) is None
+        if absent:
             lacking.setdefault(path, named)
         else:
             present.add(path)

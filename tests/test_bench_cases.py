@@ -54,6 +54,21 @@ def repo_relative(path: str) -> bool:
     return bool(path) and not pure.is_absolute() and ".." not in pure.parts and "\\" not in path
 
 
+def assert_functions_in_gold(case: dict[str, Any]) -> None:
+    """Each gold function (`path::symbol`) names one of the case's gold files."""
+    for function in case["gold_functions"]:
+        path, _, symbol = str(function).partition("::")
+        assert path in case["gold_files"] and symbol, (case["id"], function)
+
+
+def assert_gold_files_exist(cases: list[dict[str, Any]], sources: Path) -> None:
+    """Every gold file of each case whose release is under `sources`."""
+    for case in cases:
+        if (sources / case["root"]).is_dir():
+            for path in case["gold_files"]:
+                assert (sources / case["root"] / path).is_file(), (case["id"], path)
+
+
 def test_every_case_has_the_fields_with_their_types() -> None:
     for case in load():
         for name, kind in FIELDS.items():
@@ -69,9 +84,7 @@ def test_gold_files_are_repo_relative_and_functions_name_a_gold_file() -> None:
     for case in load():
         gold = case["gold_files"]
         assert gold and all(isinstance(p, str) and repo_relative(p) for p in gold), case["id"]
-        for function in case["gold_functions"]:
-            path, _, symbol = str(function).partition("::")
-            assert path in gold and symbol, (case["id"], function)
+        assert_functions_in_gold(case)
 
 
 def test_sources_are_packages_outside_the_held_out_projects() -> None:
@@ -154,9 +167,7 @@ def test_java_crash_cases_are_well_formed_verbatim_traces() -> None:
         assert "\tat " in case["problem_statement"], case["id"]
         gold = case["gold_files"]
         assert gold and all(repo_relative(p) for p in gold), case["id"]
-        for function in case["gold_functions"]:
-            path, _, symbol = str(function).partition("::")
-            assert path in gold and symbol, (case["id"], function)
+        assert_functions_in_gold(case)
 
 
 JAVA_SOURCES = CASES.parent / ".cache" / "java_crashes" / "src"
@@ -164,10 +175,7 @@ JAVA_SOURCES = CASES.parent / ".cache" / "java_crashes" / "src"
 
 @pytest.mark.skipif(not JAVA_SOURCES.is_dir(), reason="fetch the java_crashes sources first")
 def test_java_crash_gold_files_exist_in_the_downloaded_releases() -> None:
-    for case in load(JAVA_CRASHES):
-        if (JAVA_SOURCES / case["root"]).is_dir():
-            for path in case["gold_files"]:
-                assert (JAVA_SOURCES / case["root"] / path).is_file(), (case["id"], path)
+    assert_gold_files_exist(load(JAVA_CRASHES), JAVA_SOURCES)
 
 
 RUST_APPS = CASES.parent / "data" / "rust_apps" / "apps.jsonl"
@@ -186,14 +194,9 @@ def test_rust_app_cases_are_well_formed() -> None:
         assert case["paraphrase_check"] in ("verbatim", "excerpt"), case["id"]
         gold = case["gold_files"]
         assert gold and all(repo_relative(p) and p.endswith(".rs") for p in gold), case["id"]
-        for function in case["gold_functions"]:
-            path, _, symbol = str(function).partition("::")
-            assert path in gold and symbol, (case["id"], function)
+        assert_functions_in_gold(case)
 
 
 @pytest.mark.skipif(not RUST_SOURCES.is_dir(), reason="fetch the rust_apps sources first")
 def test_rust_app_gold_files_exist_in_the_downloaded_releases() -> None:
-    for case in load(RUST_APPS):
-        if (RUST_SOURCES / case["root"]).is_dir():
-            for path in case["gold_files"]:
-                assert (RUST_SOURCES / case["root"] / path).is_file(), (case["id"], path)
+    assert_gold_files_exist(load(RUST_APPS), RUST_SOURCES)

@@ -15,6 +15,11 @@ from diagnoser.workspace import Workspace
 from tests.diagnoser.ranking import FILES, PLOT_TRACE, places, rank, trace, workspace_of
 
 
+def frame_files(workspace: Workspace, text: str) -> list[str]:
+    """The files of the ranking's trace-frame places, in order."""
+    return [c.path for c in rank(workspace, text) if c.source is Source.FRAME]
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     return workspace_of(FILES, tmp_path_factory)
@@ -303,15 +308,15 @@ def test_a_function_that_only_makes_the_exception_goes_after_its_caller(
     workspace = workspace_of(FACTORY, tmp_path_factory)
     made = trace(("app/order.py", 5, "place"), ("app/errors.py", 3, "invalid"),
                  error="ValueError: quantity out of range: -1")  # fmt: skip
-    found = [c.path for c in rank(workspace, made) if c.source is Source.FRAME]
+    found = frame_files(workspace, made)
     assert found == ["app/order.py", "app/errors.py"]  # the "?" in its message decides nothing
     # a function that decides (an `if`) is where it failed, as before
     decided = trace(("app/order.py", 9, "cancel"), ("app/errors.py", 8, "refuse"),
                     error="ValueError: late")  # fmt: skip
-    found = [c.path for c in rank(workspace, decided) if c.source is Source.FRAME]
+    found = frame_files(workspace, decided)
     assert found == ["app/errors.py", "app/order.py"]
     monkeypatch.setattr(frames, "EXCEPTION_FACTORY_PENALTY", 0.0)
-    found = [c.path for c in rank(workspace, made) if c.source is Source.FRAME]
+    found = frame_files(workspace, made)
     assert found == ["app/errors.py", "app/order.py"]
 
 
@@ -400,13 +405,13 @@ def test_a_frame_that_hands_its_parameter_to_a_check_goes_after_its_callers(
     error = "ValueError: count must be in [0, 10]"
     forwarded = trace(("app/period.py", 5, "between"), ("app/field.py", 5, "set_value"),
                       ("app/checks.py", 3, "check_range"), error=error)  # fmt: skip
-    found = [c.path for c in rank(workspace, forwarded) if c.source is Source.FRAME]
+    found = frame_files(workspace, forwarded)
     assert found == ["app/period.py", "app/field.py", "app/checks.py"]
     # a frame that computes what it checks decided the value: it stays first
     computed = trace(("app/period.py", 6, "between"), ("app/field.py", 10, "set_double"),
                      ("app/checks.py", 3, "check_range"), error=error)  # fmt: skip
-    found = [c.path for c in rank(workspace, computed) if c.source is Source.FRAME]
+    found = frame_files(workspace, computed)
     assert found == ["app/field.py", "app/period.py", "app/checks.py"]
     monkeypatch.setattr(frames, "PASS_THROUGH_PENALTY", 0.0)
-    found = [c.path for c in rank(workspace, forwarded) if c.source is Source.FRAME]
+    found = frame_files(workspace, forwarded)
     assert found == ["app/field.py", "app/period.py", "app/checks.py"]
