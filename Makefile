@@ -23,6 +23,7 @@ JAVAC := /usr/bin/javac
 JUNIT := /usr/share/java/junit4.jar
 JUNIT5 := /usr/share/java/junit-platform-console-standalone.jar
 PYTEST_WORKERS ?= auto
+MYPY_LOG := $(VENV)/mypy.log
 
 .PHONY: run demo test install lint typecheck browser sandbox postgres clean
 
@@ -88,9 +89,16 @@ postgres:
 	  pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start; }
 
 # On every core (pytest-xdist); tests/hostile runs whole on one worker (tests/scheduling.py).
-# PYTEST_WORKERS=0 runs them in this process, one at a time.
-test: lint typecheck browser sandbox postgres
-	$(VENV)/bin/pytest -q -n $(PYTEST_WORKERS)
+# PYTEST_WORKERS=0 runs them in this process, one at a time. mypy (a minute on a fresh
+# clone, on one core) runs beside them, where the tests leave a core waiting on their
+# servers; its verdict is printed after theirs, and either failing fails `make test`.
+test: lint browser sandbox postgres
+	@echo "mypy --strict runs beside the tests; its verdict follows theirs"
+	@$(VENV)/bin/mypy > $(MYPY_LOG) 2>&1 & mypy=$$!; \
+	trap 'kill $$mypy 2>/dev/null' INT TERM; \
+	$(VENV)/bin/pytest -q -n $(PYTEST_WORKERS); tests=$$?; \
+	if wait $$mypy; then tail -n 1 $(MYPY_LOG); else cat $(MYPY_LOG); exit 1; fi; \
+	exit $$tests
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

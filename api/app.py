@@ -26,19 +26,18 @@ from starlette.concurrency import run_in_threadpool
 from api import errors, fleet
 from api.auth import KEY_HEADER, Guard, KeyGate
 from api.backpressure import Backpressure
-from api.database import connect, is_sqlite, migrate, normalise_url
+from api.database import is_sqlite, migrate
 from api.docs import DOCS_PATH, REDOC_PATH, mount_docs
 from api.jobs import Runtime
 from api.metrics import MeasureRequests, Metrics
+from api.preflight import Preflight, preflight
 from api.queue import Jobs
 from api.routes import diagnose, findings, health, jobs, repos, webhooks
 from api.schemas import DiagnoseIn
 from api.service import Service
 from api.settings import ServiceSettings, load_service_settings
 from api.store import Store
-from diagnoser.models import RoleModels, check_endpoints, resolve_models
 from diagnoser.registry import Workspaces
-from diagnoser.settings import check_data_home, default_database_url
 from repomap import data_home
 
 log = logging.getLogger(__name__)
@@ -60,21 +59,16 @@ DESCRIPTION = (
 
 def build_service(
     settings: ServiceSettings, *, runner: bool = True, probe_endpoints: bool = True,
-    upgrade: bool | None = None, role: str = "serve",
+    upgrade: bool | None = None, role: str = "serve", checked: Preflight | None = None,
 ) -> Service:  # fmt: skip
     """Everything the routes need; ConfigError (one line) on a bad setting, or when this
     process may not run jobs here (`Jobs.claim`). `runner`: this process runs the jobs
     (as `role`: `serve` or `worker`); else it only enqueues them (`serve --no-jobs`, a web
     worker of `serve --workers N`). `upgrade`: migrate the database first (default: when
-    `runner`). `probe_endpoints`: a model's explicit base URL must accept a TCP
-    connection (`models.check_endpoints`)."""
-    # First: a typo should not wait for the database. A web worker runs no model.
-    models = resolve_models(settings) if runner else RoleModels()
-    if probe_endpoints:
-        check_endpoints(models)
-    check_data_home()  # the default database, DBOS and the repo maps' caches live there
-    url = normalise_url(settings.database_url or default_database_url())
-    engine = connect(url)
+    `runner`). `checked`: what `api.preflight.preflight` made of `settings` (default:
+    run it here, probing the models' endpoints when `probe_endpoints`)."""
+    checked = checked or preflight(settings, runner=runner, probe_endpoints=probe_endpoints)
+    models, url, engine = checked.models, checked.url, checked.engine
     if runner if upgrade is None else upgrade:
         migrate(engine)
     store = Store(engine)

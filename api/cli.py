@@ -125,11 +125,14 @@ def serve(argv: Sequence[str]) -> int:
     metrics = _metrics_directory() if args.workers > 1 else None
     try:
         settings = with_flags(load_service_settings(), args)
-        from api.app import build_service, create_app  # noqa: PLC0415 (settings first)
+        from api.preflight import preflight  # noqa: PLC0415 (settings first)
+
+        checked = preflight(settings, runner=not args.no_jobs)
+        from api.app import build_service, create_app  # noqa: PLC0415 (checks first)
         from api.server import connection_limits, server_config  # noqa: PLC0415
 
         limits = connection_limits(settings)
-        service = build_service(settings, runner=not args.no_jobs, upgrade=True)
+        service = build_service(settings, runner=not args.no_jobs, upgrade=True, checked=checked)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if metrics is not None:
@@ -171,14 +174,19 @@ def work(argv: Sequence[str]) -> int:
     args = worker_parser().parse_args(argv)
     try:
         settings = with_flags(load_service_settings(), args)
-        from api import runner  # noqa: PLC0415 (settings first)
-        from api.app import build_service  # noqa: PLC0415
-
         if args.check:
+            from api import runner  # noqa: PLC0415 (settings first)
+
             health = runner.check(settings)
             print(health.line)
             return 0 if health.ready else 1
-        service = build_service(settings, role=WORKER)
+        from api.preflight import preflight  # noqa: PLC0415 (settings first)
+
+        checked = preflight(settings)
+        from api import runner  # noqa: PLC0415 (checks first)
+        from api.app import build_service  # noqa: PLC0415
+
+        service = build_service(settings, role=WORKER, checked=checked)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -11,8 +11,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import InvalidatePoolError, NoSuchModuleError, SQLAlchemyError
@@ -151,6 +149,9 @@ def migrate(engine: Engine) -> None:
     """Upgrade the schema to the newest migration (a no-op when it is there); ConfigError
     when the database cannot be reached. On PostgreSQL, processes starting at once take
     turns (an advisory lock held by the migrating transaction)."""
+    from alembic import command  # noqa: PLC0415 (only a process that migrates needs it)
+    from alembic.config import Config  # noqa: PLC0415
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     try:
@@ -161,9 +162,24 @@ def migrate(engine: Engine) -> None:
                 )
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
-    except (SQLAlchemyError, ValueError) as exc:  # its text may quote the URL: scrubbed
-        reason = scrub(_first_line(getattr(exc, "orig", None) or exc), _plain(engine))
-        raise ConfigError(f"DIAGNOSER_DATABASE_URL: cannot use the database: {reason}") from None
+    except (SQLAlchemyError, ValueError) as exc:
+        raise _unusable(exc, engine) from None
+
+
+def reach(engine: Engine) -> None:
+    """Open and close one connection: ConfigError, as `migrate` says it, when the database
+    cannot be reached (a start says so before it loads the rest of the service)."""
+    try:
+        with engine.connect():
+            pass
+    except (SQLAlchemyError, ValueError) as exc:
+        raise _unusable(exc, engine) from None
+
+
+def _unusable(exc: Exception, engine: Engine) -> ConfigError:
+    """The error a start stops with; the driver's text may quote the URL: scrubbed."""
+    reason = scrub(_first_line(getattr(exc, "orig", None) or exc), _plain(engine))
+    return ConfigError(f"DIAGNOSER_DATABASE_URL: cannot use the database: {reason}")
 
 
 def _first_line(exc: BaseException) -> str:

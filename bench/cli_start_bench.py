@@ -8,6 +8,8 @@ alternating run by run (a shared, noisy machine: ratios side by side, not absolu
 
 - `diagnoser --help`;
 - `diagnoser serve --help` (the service loads only after the settings are read);
+- `diagnoser serve` with an unknown model and with a database that does not answer
+  (both stop in `api.preflight`, before the web service loads);
 - `diagnoser diagnose` of a sample report on the demo repository, offline, warm index;
 - `python -m repomap` of Django 4.2, warm index.
 
@@ -31,24 +33,40 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DJANGO = ROOT / "bench" / ".cache" / "devbench" / "src" / "Django-4.2"
 REPORT = ROOT / "sample_reports" / "reports" / "issue_load_more_500.md"
+DATABASE_DOWN = "postgresql://nobody@127.0.0.1:1/x"
+"""Nothing listens on port 1: the connection is refused at once."""
+EXIT_USAGE = 2
+"""A bad setting's exit code (the serve rows end with it)."""
 
 
-def commands(checkout: Path) -> dict[str, list[str]]:
+Command = tuple[list[str], dict[str, str]]
+"""A command line and the settings it runs with (beside `DIAGNOSER_HOME`)."""
+
+
+def commands(checkout: Path) -> dict[str, Command]:
     entry = checkout / "diagnoser_entry.py"
     cli = [sys.executable, str(entry)] if entry.exists() else [sys.executable, "-m", "api.cli"]
     return {
-        "diagnoser --help": [*cli, "--help"],
-        "diagnoser serve --help": [*cli, "serve", "--help"],
-        "diagnoser diagnose (warm)": [*cli, "diagnose", str(REPORT), "--quiet"],
-        "python -m repomap Django (warm)": [sys.executable, "-m", "repomap", str(DJANGO)],
+        "diagnoser --help": ([*cli, "--help"], {}),
+        "diagnoser serve --help": ([*cli, "serve", "--help"], {}),
+        "serve, unknown model": ([*cli, "serve"], {"DIAGNOSER_MODEL": "nope:model"}),
+        "serve, database down": ([*cli, "serve"], {"DIAGNOSER_DATABASE_URL": DATABASE_DOWN}),
+        "diagnoser diagnose (warm)": ([*cli, "diagnose", str(REPORT), "--quiet"], {}),
+        "python -m repomap Django (warm)": ([sys.executable, "-m", "repomap", str(DJANGO)], {}),
     }
 
 
-def wall(command: list[str], checkout: Path, home: Path) -> float:
+def wall(command: Command, checkout: Path, home: Path) -> float:
+    argv, settings = command
     env = {k: v for k, v in os.environ.items() if not k.startswith("DIAGNOSER_")}
-    env |= {"PYTHONPATH": str(checkout), "DIAGNOSER_HOME": str(home)}
+    env |= {"PYTHONPATH": str(checkout), "DIAGNOSER_HOME": str(home), **settings}
     start = time.perf_counter()
-    subprocess.run(command, cwd=checkout, env=env, stdout=subprocess.DEVNULL, check=True)
+    done = subprocess.run(
+        argv, cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True, check=False,
+    )  # fmt: skip
+    if done.returncode not in (0, EXIT_USAGE):
+        raise SystemExit(f"{' '.join(argv)} exited {done.returncode}:\n{done.stderr}")
     return time.perf_counter() - start
 
 

@@ -73,3 +73,20 @@ def test_serve_answers_help_and_a_bad_setting_before_the_service_loads(tmp_path:
     assert code == 2 and not modules & heavy
     code, modules = _loaded(["worker", "--help"], tmp_path)
     assert code == 0 and not modules & heavy
+
+
+WEB = {"fastapi", "starlette", "dbos", "alembic", "uvicorn"}
+"""What `serve` and `worker` load only once their settings have passed `api.preflight`."""
+
+
+def test_a_bad_model_or_database_stops_the_start_before_the_web_service_loads(
+    tmp_path: Path,
+) -> None:
+    refused = {
+        "DIAGNOSER_MODEL": "nope:model",
+        "DIAGNOSER_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/x",
+    }
+    for command in ("serve", "worker"):
+        for variable, value in refused.items():
+            code, modules = _loaded([command], tmp_path, {variable: value})
+            assert code == 2 and not modules & WEB, (command, variable, modules & WEB)
