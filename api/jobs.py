@@ -22,6 +22,7 @@ import logging
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from dbos import DBOS, SetWorkflowID
 from sqlalchemy.exc import OperationalError
@@ -34,12 +35,16 @@ from api.settings import ServiceSettings
 from api.store import Store
 from api.store.transactions import utcnow
 from diagnoser import DiagnoserError, Finding, State
+from diagnoser.events import Event
 from diagnoser.intake import Intake, IntakeError, ReportIn, report_fingerprint
-from diagnoser.models import RoleModels
-from diagnoser.pipeline import Event, diagnose
 from diagnoser.registry import Workspaces
 from diagnoser.verify import Logs
 from repomap import RepoMapError
+
+if TYPE_CHECKING:  # PydanticAI loads only where jobs run (`api.preflight` resolves the
+    # models at start, `investigate` imports the pipeline), never in a process that only
+    # takes requests: a web worker of `serve --workers N`, `serve --no-jobs`
+    from diagnoser.models import RoleModels
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +71,9 @@ class Runtime:
     store: Store
     workspaces: Workspaces
     settings: ServiceSettings
-    models: RoleModels
-    """The explorer's chain and the formatter, resolved at start (`resolve_models`)."""
+    models: RoleModels | None
+    """The explorer's chain and the formatter, resolved at start (`resolve_models`); None
+    in a process that runs no jobs."""
     metrics: Metrics
 
 
@@ -192,6 +198,9 @@ def investigate(job_id: str, prepared: Prepared) -> Investigated:
     def store_event(ev: Event) -> None:
         rt.store.add_event(job_id, at=ev.time, state=ev.state.value, detail=ev.detail)
 
+    from diagnoser.pipeline import diagnose  # noqa: PLC0415 (see the imports above)
+
+    assert rt.models is not None  # a process that runs jobs resolved them (`preflight`)
     try:
         outcome = diagnose(
             prepared.report,

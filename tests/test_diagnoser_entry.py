@@ -90,3 +90,38 @@ def test_a_bad_model_or_database_stops_the_start_before_the_web_service_loads(
         for variable, value in refused.items():
             code, modules = _loaded([command], tmp_path, {variable: value})
             assert code == 2 and not modules & WEB, (command, variable, modules & WEB)
+
+
+WEB_WORKER = """
+import json, sys
+from fastapi.testclient import TestClient
+from api import ServiceSettings
+from api.app import build_service, create_app
+import api.workers  # what `serve --workers N` loads in each web worker
+settings = ServiceSettings(database_url=sys.argv[1], repos={{"demo": {demo!r}}})
+service = build_service(settings, runner=False, upgrade=True)
+with TestClient(create_app(service=service)) as client:
+    answers = [client.get(path).status_code for path in (
+        "/healthz", "/findings", "/jobs/00000000-0000-0000-0000-000000000000",
+        "/openapi.json", "/docs",
+    )] + [client.post("/diagnose", json={{"report": {{"text": ""}}}}).status_code]
+service.store.engine.dispose()
+print(json.dumps({{"answers": answers, "pydantic_ai": "pydantic_ai" in sys.modules}}))
+"""
+
+
+def test_a_process_that_only_takes_requests_never_loads_pydantic_ai(tmp_path: Path) -> None:
+    """A web worker of `serve --workers N` (or `serve --no-jobs`) runs no model: it answers
+    reads, the docs and a refused report without PydanticAI (~30 MB and ~1 s of start
+    each); the process that runs the jobs loads it at its start (`api.preflight`)."""
+    script = WEB_WORKER.format(demo=str(ROOT / "sample_reports" / "demo_app"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DIAGNOSER_")}
+    env["DIAGNOSER_HOME"] = str(tmp_path / "home")
+    done = subprocess.run(
+        [sys.executable, "-c", script, f"sqlite:///{tmp_path / 'db' / 'diagnoser.sqlite'}"],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+        timeout=RUN_DEADLINE_SECONDS,
+    )  # fmt: skip
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["answers"] == [200, 200, 404, 200, 200, 422], found
+    assert found["pydantic_ai"] is False

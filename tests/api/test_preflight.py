@@ -13,7 +13,6 @@ from api import ServiceSettings
 from api.app import build_service
 from api.preflight import preflight
 from diagnoser import ConfigError
-from diagnoser.models import RoleModels
 
 DOWN = "postgresql://nobody:hunter2@127.0.0.1:1/x"
 """Nothing listens on port 1: refused at once."""
@@ -32,6 +31,7 @@ def _settings(tmp_path: Path, **options: object) -> ServiceSettings:
 def test_good_settings_give_the_models_and_a_database_that_answers(tmp_path: Path) -> None:
     checked = preflight(_settings(tmp_path))
     try:
+        assert checked.models is not None
         assert checked.models.explorer.offline and not checked.models.explorer.models
         assert checked.url.startswith("sqlite:///")
         with checked.engine.connect() as connection:
@@ -55,10 +55,10 @@ def test_the_models_are_checked_before_the_database(tmp_path: Path) -> None:
         preflight(_settings(tmp_path, database_url=DOWN, model="nope:model"))
 
 
-def test_a_process_that_runs_no_model_resolves_none(tmp_path: Path) -> None:
+def test_a_process_that_runs_no_jobs_resolves_no_model(tmp_path: Path) -> None:
     checked = preflight(_settings(tmp_path, model="nope:model"), runner=False)
     checked.engine.dispose()
-    assert checked.models == RoleModels()
+    assert checked.models is None
 
 
 def test_build_service_runs_on_what_passed(tmp_path: Path) -> None:
