@@ -29,18 +29,22 @@ with open({out!r}, "w") as sink:
 """
 
 
+def _env(tmp_path: Path, settings: dict[str, str] | None = None) -> dict[str, str]:
+    """This process's environment with only these `DIAGNOSER_*` settings, and a home."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DIAGNOSER_")}
+    return {**env, "DIAGNOSER_HOME": str(tmp_path / "home"), **(settings or {})}
+
+
 def _loaded(
     args: list[str], tmp_path: Path, settings: dict[str, str] | None = None
 ) -> tuple[int, set[str]]:
     """Run `diagnoser ARGS` in a fresh interpreter with only these `DIAGNOSER_*` settings:
     its exit code and the top-level packages it imported."""
     out = tmp_path / "modules.json"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DIAGNOSER_")}
-    env["DIAGNOSER_HOME"] = str(tmp_path / "home")
-    env.update(settings or {})
     subprocess.run(
         [sys.executable, "-c", RUN.format(out=str(out)), json.dumps(args)],
-        cwd=ROOT, env=env, capture_output=True, check=False, timeout=RUN_DEADLINE_SECONDS,
+        cwd=ROOT, env=_env(tmp_path, settings), capture_output=True, check=False,
+        timeout=RUN_DEADLINE_SECONDS,
     )  # fmt: skip
     found = json.loads(out.read_text())
     return found["code"], set(found["modules"])
@@ -115,11 +119,9 @@ def test_a_process_that_only_takes_requests_never_loads_pydantic_ai(tmp_path: Pa
     reads, the docs and a refused report without PydanticAI (~30 MB and ~1 s of start
     each); the process that runs the jobs loads it at its start (`api.preflight`)."""
     script = WEB_WORKER.format(demo=str(ROOT / "sample_reports" / "demo_app"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DIAGNOSER_")}
-    env["DIAGNOSER_HOME"] = str(tmp_path / "home")
     done = subprocess.run(
         [sys.executable, "-c", script, f"sqlite:///{tmp_path / 'db' / 'diagnoser.sqlite'}"],
-        cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+        cwd=ROOT, env=_env(tmp_path), capture_output=True, text=True, check=True,
         timeout=RUN_DEADLINE_SECONDS,
     )  # fmt: skip
     found = json.loads(done.stdout.strip().splitlines()[-1])

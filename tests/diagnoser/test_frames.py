@@ -391,11 +391,9 @@ def test_a_frame_file_that_does_not_define_the_frames_function_goes_after_the_ot
     assert "does not define" in found[1].reason
     # a closure the definitions do not list is still in the file's code: what ran
     closure = other_release.replace("create_error", "invalid_hint")
-    found = [c for c in rank(workspace, closure) if c.source is Source.FRAME]
-    assert [c.path for c in found] == ["app/errors.py", "app/order.py"]
+    assert frame_files(workspace, closure) == ["app/errors.py", "app/order.py"]
     monkeypatch.setattr(frames, "ABSENT_FUNCTION_PENALTY", 0.0)
-    found = [c for c in rank(workspace, other_release) if c.source is Source.FRAME]
-    assert [c.path for c in found] == ["app/errors.py", "app/order.py"]
+    assert frame_files(workspace, other_release) == ["app/errors.py", "app/order.py"]
 
 
 def test_a_frame_that_hands_its_parameter_to_a_check_goes_after_its_callers(
