@@ -9,14 +9,18 @@ strings too). `diagnoser.relevance` scores the report against both.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 
 from diagnoser.file_roles import is_test
 from repomap import Repository
-from repomap.terms import RECIPE, Document, TermIndex, file_terms, text_terms
+from repomap.terms import RECIPE, TermIndex, file_terms, text_terms
 
-CACHE_FILES: dict[Document, str] = {file_terms: "terms.bin", text_terms: "text.bin"}
+TERMS_FILE = "terms.bin"
+TEXT_FILE = "text.bin"
 """Where each index is kept in the repository's cache directory (`Repository.derived`):
 a warm start reads it instead of building it."""
+
+Keep = Callable[[str], bool]
 
 _TERM_INDEXES: weakref.WeakKeyDictionary[Repository, TermIndex] = weakref.WeakKeyDictionary()
 _TEXT_INDEXES: weakref.WeakKeyDictionary[Repository, TermIndex] = weakref.WeakKeyDictionary()
@@ -25,19 +29,29 @@ _TEXT_INDEXES: weakref.WeakKeyDictionary[Repository, TermIndex] = weakref.WeakKe
 def term_index(repository: Repository) -> TermIndex:
     """The repository's BM25 index of what each non-test file names (`file_terms`),
     built once per Repository."""
-    return _built(_TERM_INDEXES, repository, file_terms)
+
+    def build(keep: Keep) -> TermIndex:
+        return TermIndex.build(repository.tags, keep=keep, document=file_terms)
+
+    return _built(_TERM_INDEXES, repository, TERMS_FILE, build)
 
 
 def text_index(repository: Repository) -> TermIndex:
     """The repository's BM25 index of what each non-test file says, its whole text
-    (`text_terms`), built once per Repository."""
-    return _built(_TEXT_INDEXES, repository, text_terms)
+    (`text_terms`), built once per Repository — from the words the cache keeps apart
+    from the tags (`Repository.words`), read only while it is built."""
+
+    def build(keep: Keep) -> TermIndex:
+        return TermIndex.build(repository.words(), keep=keep, document=text_terms)
+
+    return _built(_TEXT_INDEXES, repository, TEXT_FILE, build)
 
 
 def _built(
     indexes: weakref.WeakKeyDictionary[Repository, TermIndex],
     repository: Repository,
-    document: Document,
+    name: str,
+    build: Callable[[Keep], TermIndex],
 ) -> TermIndex:
     found = indexes.get(repository)
     if found is None:
@@ -52,10 +66,7 @@ def _built(
             return index if index.paths == kept else None
 
         found = repository.derived(
-            CACHE_FILES[document],
-            lambda: TermIndex.build(repository.tags, keep=keep, document=document),
-            encode=TermIndex.to_payload,
-            decode=read,
+            name, lambda: build(keep), encode=TermIndex.to_payload, decode=read
         )
         indexes[repository] = found
     return found

@@ -35,7 +35,7 @@ from repomap.constants import (
 from repomap.coverage import check_coverage
 from repomap.deny import DenyList
 from repomap.files import FileEntry, Skipped, resolve_root, walk_files
-from repomap.tags import FileTags, extract_tags
+from repomap.tags import FileTags, extract_tags, file_words
 
 Progress = Callable[[int, int], None]
 """Called as `progress(done, total)` while files are parsed."""
@@ -85,7 +85,8 @@ def build(
     root = resolve_root(path)
     directory = cache.cache_dir_for(root, home)
     state = cache.load(directory) if use_cache else cache.CacheState()
-    seeded = _seed_files(seed, home, root) if use_cache and not state.files else {}
+    seed_dir = _seed_dir(seed, home, root) if use_cache and not state.files else None
+    seeded = dict(cache.load(seed_dir).files) if seed_dir is not None else {}
     walked = walk_files(root, mapped_only=True, deny=deny)
     entries = walked.files
 
@@ -109,7 +110,7 @@ def build(
     warnings = list(walked.skipped)
     if use_cache and (to_parse or moved or state.problem or fresh.keys() != state.files.keys()):
         try:
-            cache.save(directory, fresh)
+            cache.save(directory, fresh, seeds=[seed_dir] if seed_dir is not None else [])
         except OSError as exc:  # a full disk or read-only data dir must not cost the map
             warnings.append(Skipped(str(directory), f"cache not saved: {exc.strerror or exc}"))
     if state.problem:
@@ -151,17 +152,15 @@ def _reuse(
     return cached.moved(entry.mtime_ns) if digest == cached.digest else None
 
 
-def _seed_files(seed: Path | None, home: Path | None, root: Path) -> dict[str, cache.CachedFile]:
-    """The seed tree's cached files (none when there is no seed, or it is this tree)."""
+def _seed_dir(seed: Path | None, home: Path | None, root: Path) -> Path | None:
+    """The seed tree's cache directory (None when there is no seed, or it is this tree)."""
     if seed is None:
-        return {}
+        return None
     try:
         seed_root = resolve_root(seed)
     except Exception:  # a seed that is gone only means a colder build
-        return {}
-    if seed_root == root:
-        return {}
-    return dict(cache.load(cache.cache_dir_for(seed_root, home)).files)
+        return None
+    return None if seed_root == root else cache.cache_dir_for(seed_root, home)
 
 
 def _repairer(
@@ -327,7 +326,10 @@ def tag_file(root: Path, entry: FileEntry) -> cache.CachedFile:
     tags = extract_tags(data, entry.language)
     if tags.syntax_error:
         notes.append("syntax errors; definitions are best-effort")
-    return cache.CachedFile(entry.size, entry.mtime_ns, digest, tags, notes=tuple(notes))
+    words = cache.pack_words(file_words(data))
+    return cache.CachedFile(
+        entry.size, entry.mtime_ns, digest, tags, notes=tuple(notes), words=words
+    )
 
 
 def _longest_line(data: bytes) -> int:

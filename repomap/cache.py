@@ -4,8 +4,11 @@ Layout: `$DIAGNOSER_HOME/repomap/<hash of the repo's absolute path>/`
 (`DIAGNOSER_HOME` defaults to the user cache dir):
 
 - `tags.bin` — every file's size, mtime, content hash and tags;
-- `graph.bin` — the reference graph derived from those tags (keyed by `content_key`:
-  paths and content hashes), so a warm start skips rebuilding it.
+- `words.bin` — every file's word counts (`repomap.tags.Words`) with its content hash:
+  only the text index reads them, and only when it is built, so they are not held with
+  the tags (`WordsView`);
+- `graph.bin` and the term indexes — derived from those tags (keyed by `content_key`:
+  paths and content hashes), so a warm start skips rebuilding them.
 
 Each file is a checked header around a `marshal` payload (`cachefile.py`) — the
 fastest loader in the standard library for plain tuples, dicts and bytes. Tags are
@@ -29,6 +32,7 @@ must be writable by the service alone.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import marshal
 import os
@@ -49,6 +53,7 @@ from repomap.errors import InvalidRepoError
 from repomap.tags import Definitions, FileTags, References, Words
 
 TAGS_FILE = "tags.bin"
+WORDS_FILE = "words.bin"
 GRAPH_FILE = "graph.bin"
 _EMPTY = FileTags(Definitions("", b"", 0), References((), b"", b""), syntax_error=False)
 """What a file whose damaged tags could not be re-parsed (it vanished since) maps to."""
@@ -59,6 +64,7 @@ class CachedFile:
 
     __slots__ = (
         "_packed", "_tags", "definitions", "digest", "mtime_ns", "notes", "size", "skip_reason",
+        "words",
     )  # fmt: skip
 
     def __init__(
@@ -72,6 +78,7 @@ class CachedFile:
         notes: tuple[str, ...] = (),
         packed: bytes | None = None,
         definitions: int = 0,
+        words: bytes | None = None,
     ) -> None:
         self.size = size
         self.mtime_ns = mtime_ns
@@ -90,6 +97,9 @@ class CachedFile:
         # once decoded (made again to save, `packed`): holding both cost ~4 MB per
         # 1,000 files for as long as the repository stayed open.
         self._packed = packed if tags is None else None
+        self.words = words
+        """The file's word counts (`pack_words`), held from its parse until `save` has
+        written them to words.bin; None after that, or when read from the cache."""
 
     @property
     def has_tags(self) -> bool:
@@ -116,7 +126,7 @@ class CachedFile:
         """The same content seen with a new mtime."""
         return CachedFile(
             self.size, mtime_ns, self.digest, self._tags, skip_reason=self.skip_reason,
-            notes=self.notes, packed=self._packed, definitions=self.definitions,
+            notes=self.notes, packed=self._packed, definitions=self.definitions, words=self.words,
         )  # fmt: skip
 
     def encode(self) -> tuple[object, ...]:
@@ -148,28 +158,51 @@ class CachedFile:
             definitions=definitions,
         )  # fmt: skip
 
+    @classmethod
+    def _with_words(cls, entry: Any, words: bytes | None) -> CachedFile:
+        cached = cls.decode(entry)
+        cached.words = words
+        return cached
+
     def __reduce__(self) -> tuple[Any, tuple[object, ...]]:
-        return (CachedFile.decode, (self.encode(),))
+        """What crosses from a parse worker: the entry and the words, packed."""
+        return (CachedFile._with_words, (self.encode(), self.words))
 
 
 _SEP = "\0"  # cannot occur in the fields: tags.py replaces NUL in source text
 
 
 def _pack(tags: FileTags) -> bytes:
-    """Definitions as one string and one uint32 array (their packed form), references and
-    words likewise."""
+    """Definitions as one string and one uint32 array (their packed form), references
+    likewise."""
     texts, numbers = tags.definitions.packed()
-    return marshal.dumps(
-        (texts, numbers, tags.references.packed(), tags.syntax_error, tags.words.packed())
-    )
+    return marshal.dumps((texts, numbers, tags.references.packed(), tags.syntax_error))
+
+
+def pack_words(words: Words) -> bytes:
+    return marshal.dumps(words.packed())
+
+
+def unpack_words(packed: bytes) -> Words:
+    """The words `pack_words` made; CacheError for anything else."""
+    try:
+        terms, tallies = marshal.loads(packed)
+        if not (type(terms) is str and type(tallies) is bytes):
+            raise CacheError("word counts with fields of the wrong type")
+        words = Words(terms, tallies)  # ValueError unless whole uint32s
+    except CacheError:
+        raise
+    except Exception as exc:  # whatever shape marshal produced
+        raise CacheError(f"undecodable word counts ({type(exc).__name__})") from exc
+    if (terms.count(_SEP) + 1 if terms else 0) != len(words):
+        raise CacheError("word counts that disagree with their words")
+    return words
 
 
 def _unpack(packed: bytes, count: int) -> FileTags:
     """The tags `_pack` made, checked to hold `count` definitions; CacheError otherwise."""
     try:
-        texts, numbers, (names, counts, lines), syntax_error, (terms, tallies) = marshal.loads(
-            packed
-        )
+        texts, numbers, (names, counts, lines), syntax_error = marshal.loads(packed)
         if not (
             type(texts) is str
             and type(numbers) is bytes
@@ -177,13 +210,10 @@ def _unpack(packed: bytes, count: int) -> FileTags:
             and type(counts) is bytes
             and type(lines) is bytes
             and type(syntax_error) is bool
-            and type(terms) is str
-            and type(tallies) is bytes
         ):
             raise CacheError("tags with fields of the wrong type")
         definitions = Definitions(texts, numbers, count)  # ValueError unless whole uint32s
         uses = memoryview(counts).cast("I")  # TypeError likewise
-        words = Words(terms, tallies)  # ValueError likewise
     except CacheError:
         raise
     except Exception as exc:  # whatever shape marshal produced: ints, dicts, nested tuples…
@@ -196,11 +226,9 @@ def _unpack(packed: bytes, count: int) -> FileTags:
         and all(type(name) is str for name in names)
     ):
         raise CacheError("tags whose parts disagree in length")
-    if (terms.count(_SEP) + 1 if terms else 0) != len(words):
-        raise CacheError("word counts that disagree with their words")
     # Interned, a name used in many files is one string, shared with its definition's.
     uses_of = References(tuple(map(sys.intern, names)), counts, lines)
-    return FileTags(definitions, uses_of, syntax_error, words)
+    return FileTags(definitions, uses_of, syntax_error)
 
 
 Repair = Callable[[Sequence[str]], Mapping[str, CachedFile]]
@@ -232,6 +260,9 @@ class TagsView(Mapping[str, FileTags]):
                 self._files[bad] = fresh.get(bad) or CachedFile(0, 0, "", _EMPTY)
             return self._files[path].tags or _EMPTY
 
+    def cached(self, path: str) -> CachedFile:
+        return self._files[path]
+
     def definition_counts(self, paths: Sequence[str]) -> list[int]:
         """How many definitions each file holds, without decoding any tags."""
         return [self._files[path].definitions if path in self._files else -1 for path in paths]
@@ -241,6 +272,39 @@ class TagsView(Mapping[str, FileTags]):
 
     def __len__(self) -> int:
         return len(self._files)
+
+
+class WordsView(Mapping[str, Words]):
+    """Path → word counts of every file that has tags, decoded when asked: the words a
+    file's parse left in memory (not yet saved), else words.bin's (the whole file read
+    on first access, held as long as this view is), else counted again by `recount`
+    (a file words.bin lacks or has for other content). Made for one pass — building the
+    text index — and dropped after it."""
+
+    def __init__(
+        self, tags: TagsView, directory: Path | None, recount: Callable[[str], Words]
+    ) -> None:
+        self._tags, self._directory, self._recount = tags, directory, recount
+        self._stored: dict[str, tuple[str, bytes]] | None = None
+
+    def __getitem__(self, path: str) -> Words:
+        cached = self._tags.cached(path)
+        packed = cached.words
+        if packed is None and self._directory is not None:
+            if self._stored is None:
+                self._stored = load_words(self._directory)
+            digest, packed = self._stored.get(path, ("", None))
+            packed = packed if digest == cached.digest else None
+        if packed is not None:
+            with contextlib.suppress(CacheError):
+                return unpack_words(packed)
+        return self._recount(path)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tags)
+
+    def __len__(self) -> int:
+        return len(self._tags)
 
 
 def _decodes(cached: CachedFile) -> bool:
@@ -324,11 +388,49 @@ def _checked_path(path: object) -> str:
     return path
 
 
-def save(directory: Path, files: Mapping[str, CachedFile]) -> None:
-    """Write `tags.bin` atomically."""
+def save(directory: Path, files: Mapping[str, CachedFile], *, seeds: Sequence[Path] = ()) -> None:
+    """Write `tags.bin` and `words.bin` atomically, each. Words are taken from memory
+    (files parsed since the last save), else from this directory's words.bin or a
+    `seeds`' (another tree's cache) for the same content; once written they are dropped
+    from memory (`WordsView` reads them back)."""
     cachefile.write(
         directory / TAGS_FILE, {path: cached.encode() for path, cached in files.items()}
     )
+    known: dict[str, tuple[str, bytes]] = {}
+    if any(cached.has_tags and cached.words is None for cached in files.values()):
+        for source in (*reversed(seeds), directory):  # this tree's own words win
+            known.update(load_words(source))
+    table: dict[str, tuple[str, bytes]] = {}
+    for path, cached in files.items():
+        if cached.words is not None:
+            table[path] = (cached.digest, cached.words)
+        elif cached.has_tags and known.get(path, ("",))[0] == cached.digest:
+            table[path] = known[path]
+    del known
+    cachefile.write(directory / WORDS_FILE, table)
+    for cached in files.values():
+        cached.words = None
+
+
+def load_words(directory: Path) -> dict[str, tuple[str, bytes]]:
+    """words.bin: path → (content hash, packed words); empty when it is missing or
+    unusable (the words are counted again from the files, `WordsView`)."""
+    try:
+        found = cachefile.read(directory / WORDS_FILE)
+    except CacheError:
+        return {}
+    table = found[1] if found is not None else None
+    if type(table) is not dict:
+        return {}
+    return {
+        path: entry
+        for path, entry in table.items()
+        if type(path) is str
+        and type(entry) is tuple
+        and len(entry) == 2
+        and type(entry[0]) is str
+        and type(entry[1]) is bytes
+    }
 
 
 def load_blob(directory: Path, name: str, *, key: int) -> Any:

@@ -1,15 +1,23 @@
 """`ReferenceGraph`: who uses what, as flat numpy arrays — the focus-independent part of ranking.
 
-Built once per set of tags (in Python, one pass over definitions and references); the
-join of references to their definers is vectorised. Ranking then only reweights and
-iterates, so a new focus costs milliseconds.
+A file that uses an identifier points at every other file defining it, and each such
+edge has a weaker reverse (`REVERSE_EDGE_WEIGHT`): a file's callers are its neighbours
+too. The edges are never listed. An identifier used in U files and defined in D makes up
+to 2·U·D of them (5.5 million on a 20,000-file tree, 130 MB), yet every edge of one
+identifier is a use of it times a definition of it: the graph keeps the **uses** (file,
+identifier, weight) and the **links** (each file defining a used identifier), and
+ranking (`repomap.rank`) sums over edges as sums over those two lists, per identifier —
+the same walk in a tenth of the memory, and each of its steps costs the uses and links,
+not the edges.
+
+Built once per set of tags, in one pass over definitions and references.
 """
 
 from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +32,6 @@ from repomap.constants import (
     LONG_IDENT_WEIGHT,
     MAX_DEFINERS,
     PRIVATE_IDENT_WEIGHT,
-    REVERSE_EDGE_WEIGHT,
     SHORT_IDENT_CHARS,
     SHORT_IDENT_WEIGHT,
 )
@@ -33,13 +40,15 @@ from repomap.tags import FileTags
 
 IntArray = npt.NDArray[np.int64]
 Index = npt.NDArray[np.int32]
-"""What the graph keeps: numbers of files, definitions and identifiers (< 2**31), as int32
-— half of int64, and a warm start uses the cached bytes as they are, with no copy."""
-_PAIR = 2**31
-"""Packs (identifier, file) into one int64 so numpy can sort and dedupe pairs."""
-EDGE_CHUNK = 1 << 20
-"""Edges numbered at a time while building (`_numbered`)."""
+"""What the graph keeps: numbers of files, definitions, identifiers, uses and links
+(< 2**31), as int32 — half of int64, and a warm start uses the cached bytes as they are."""
 FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+_PAIR = 2**31
+"""Packs (identifier, file) into one int64 so numpy can sort and search pairs."""
+LAYOUT = "uses and links v1"
+"""Names how a cached graph is laid out: one laid out another way (by other code) is
+rebuilt without a warning."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,31 +64,30 @@ class ReferenceGraph:
     def_ident: Index
     """its identifier's number,"""
     def_line: Index
-    """and its signature line."""
-    edge_src: Index
-    """Source file of each edge. The first half are uses, referencing file → defining
-    file; edge `uses + i` is use `i` reversed, defining file → referencing file, at
-    REVERSE_EDGE_WEIGHT — so a use's target is `edge_src[uses + i]`. (An edge's target is
-    also its pair's, `pair_dst[edge_pair]`: no per-edge target is kept.)"""
-    use_ident: Index
-    """The identifier of each use (both its edges'),"""
-    use_weight: FloatArray
-    """and its static weight: identifier quality × sqrt(number of uses). Kept per use, not
-    per edge, with `file_weight` apart: the two halves would repeat it (an edge is 24
-    bytes, not 36: 66 MB on a 20,000-file tree); `weights` makes each edge's."""
+    """its signature line,"""
+    def_link: Index
+    """and its link (its file defining its identifier), or -1 when no edge reaches it."""
     file_weight: FloatArray
     """Per file: COPY_EDGE_WEIGHT for a copy of code (`repomap.copies`: a single header
     defining every name would otherwise collect the rank of all of them), else 1; an
-    edge's weight is its use's × its target's."""
-    edge_pair: Index
-    """Each edge's (source file, target file) pair, an index into `pair_src`/`pair_dst`:"""
-    pair_src: Index
-    pair_dst: Index
-    """PageRank iterates over unique file pairs, far fewer than edges."""
-    edge_flow: Index
-    """Each edge's (target file, identifier) slot: rank flowing into that definition name."""
-    def_flow: Index
-    """Each definition's flow slot, or -1 when nothing references it."""
+    edge's weight is its use's × its target file's."""
+    use_file: Index
+    """Every use that makes an edge — a file using an identifier that some other file
+    defines, in at most MAX_DEFINERS files — file by file: the using file,"""
+    use_ident: Index
+    """the identifier,"""
+    use_weight: FloatArray
+    """and its static weight: identifier quality × sqrt(number of lines using it)."""
+    link_file: Index
+    """Every file defining an identifier that a use names, by identifier then file: the
+    file,"""
+    link_ident: Index
+    """the identifier,"""
+    link_use: Index
+    """and that file's own use of it, or -1: a file makes no edge to itself."""
+    use_self: BoolArray
+    """Per use: its file defines the identifier too (some link's `link_use` is this use).
+    Derived from `link_use`, not stored."""
 
     @property
     def size(self) -> int:
@@ -87,49 +95,49 @@ class ReferenceGraph:
 
     @property
     def uses(self) -> int:
-        """How many uses, half the edges."""
-        return len(self.use_ident)
+        return len(self.use_file)
 
-    def chunks(self, size: int) -> Iterator[slice]:
-        """The edges in slices of at most `size`, none across the two halves."""
-        for start, stop in ((0, self.uses), (self.uses, len(self.edge_src))):
-            yield from (slice(at, min(at + size, stop)) for at in range(start, stop, size))
-
-    def weights(self, part: slice) -> FloatArray:
-        """The static weight of each edge of `part` (one of `chunks`), a new array."""
-        uses, half = _in_uses(part, self.uses), self.uses
-        if part.start < half:  # use → its definer, into the target of its reversed edge
-            targets = self.edge_src[uses.start + half : uses.stop + half]
-            return self.use_weight[uses] * self.file_weight[targets]
-        reverse = self.use_weight[uses] * REVERSE_EDGE_WEIGHT
-        return reverse * self.file_weight[self.edge_src[uses]]  # into the use's file
-
-    def identifiers(self, part: slice) -> Index:
-        """The identifier of each edge of `part` (one of `chunks`)."""
-        return self.use_ident[_in_uses(part, self.uses)]
+    @property
+    def edges(self) -> int:
+        """How many edges the uses and links stand for: each use points at every other
+        file defining its identifier, and back."""
+        definers = np.bincount(self.link_ident, minlength=len(self.idents))
+        return 2 * int((definers[self.use_ident] - self.use_self).sum())
 
     def definers(self, ident_ids: IntArray) -> Index:
         """Files defining any of the given identifiers."""
         return np.unique(self.def_file[np.isin(self.def_ident, ident_ids)])
 
     def neighbours(self, files: IntArray) -> set[int]:
-        """Files that use or are used by any of `files` (edges both ways)."""
-        found = set(self.pair_dst[np.isin(self.pair_src, files)].tolist())
-        return found | set(self.pair_src[np.isin(self.pair_dst, files)].tolist())
+        """Files that use or are used by any of `files` (edges both ways): the other
+        definers of what they use, and the other users of what they define."""
+        idents = len(self.idents)
+        using = np.isin(self.use_file, files)
+        defining = np.isin(self.link_file, files)
+        # An identifier used (defined) by k of `files` reaches each of its definers
+        # (users), except the one file itself when k is 1 and that file is the one.
+        users = np.bincount(self.use_ident[using], minlength=idents)[self.link_ident]
+        by_itself = (users == 1) & defining & (self.link_use >= 0)
+        definers = np.bincount(self.link_ident[defining], minlength=idents)[self.use_ident]
+        alone = (definers == 1) & using & self.use_self
+        found = set(self.link_file[(users > 0) & ~by_itself].tolist())
+        return found | set(self.use_file[(definers > 0) & ~alone].tolist())
 
     def to_payload(self) -> dict[str, object]:
         """Plain values for the cache (`marshal`): names, and arrays as raw bytes
-        (indices as int32 to halve the file; weights stay float64 so a warm map is
-        bit-for-bit the cold one)."""
-        arrays = {
-            name: getattr(self, name).astype(dtype).tobytes() for name, dtype in _STORED.items()
-        }
-        return {"paths": self.paths, "idents": tuple(self.idents), **arrays}
+        (weights stay float64 so a warm map is bit-for-bit the cold one)."""
+        arrays = {name: getattr(self, name).tobytes() for name in _STORED}
+        return {"layout": LAYOUT, "paths": self.paths, "idents": tuple(self.idents), **arrays}
 
     @classmethod
-    def from_payload(cls, payload: Any) -> ReferenceGraph:
-        """The inverse of `to_payload`. Raises ValueError for anything `to_payload` cannot
-        have made: cached bytes are checked, not trusted (see `repomap/cache.py`)."""
+    def from_payload(cls, payload: Any) -> ReferenceGraph | None:
+        """The inverse of `to_payload`; None for a graph laid out another way. Raises
+        ValueError for anything `to_payload` cannot have made: cached bytes are checked,
+        not trusted (see `repomap/cache.py`)."""
+        if type(payload) is not dict:
+            raise ValueError("a graph of the wrong shape (not a table)")
+        if payload.get("layout") != LAYOUT:
+            return None
         try:
             arrays: dict[str, Any] = {
                 name: np.frombuffer(payload[name], dtype=dtype)  # read-only views, no copy
@@ -149,53 +157,20 @@ class ReferenceGraph:
             raise ValueError(f"a graph of the wrong shape ({type(exc).__name__})") from exc
         # Interned: the same strings as the definitions' names (`cache._definition`).
         idents = {sys.intern(name): number for number, name in enumerate(names)}
-        graph = cls(paths=paths, idents=idents, **arrays)
-        problem = _inconsistency(graph, identifiers=len(names))
+        problem = _inconsistency(arrays, files=len(paths), identifiers=len(names))
+        if not problem and len(idents) != len(names):
+            problem = "an identifier listed twice"
         if problem:
             raise ValueError(f"an inconsistent graph ({problem})")
-        return graph
-
-
-def _inconsistency(graph: ReferenceGraph, *, identifiers: int) -> str:
-    """What is wrong with a graph read from outside, or "" — every index that ranking
-    follows must land inside the array it indexes."""
-    defs, uses, pairs = len(graph.def_file), graph.uses, len(graph.pair_src)
-    edges = 2 * uses  # each use and its reverse
-    lengths = {
-        **{name: defs for name in ("def_index", "def_ident", "def_line", "def_flow")},
-        **{name: edges for name in ("edge_src", "edge_pair", "edge_flow")},
-        "use_weight": uses,
-        "file_weight": graph.size,
-        "pair_dst": pairs,
-    }
-    for name, length in lengths.items():
-        if len(getattr(graph, name)) != length:
-            return f"{name} has {len(getattr(graph, name))} entries, expected {length}"
-    if identifiers != len(graph.idents) or list(graph.paths) != sorted(set(graph.paths)):
-        return "duplicate or unsorted names"
-    flows = int(graph.edge_flow.max()) + 1 if edges else 0
-    bounds = {
-        "def_file": (0, graph.size), "def_ident": (0, identifiers), "def_flow": (-1, flows),
-        "edge_src": (0, graph.size),
-        "use_ident": (0, identifiers), "edge_pair": (0, pairs), "edge_flow": (0, flows),
-        "pair_src": (0, graph.size), "pair_dst": (0, graph.size),
-    }  # fmt: skip
-    for name, (low, high) in bounds.items():
-        values = getattr(graph, name)
-        if len(values) and (int(values.min()) < low or int(values.max()) >= high):
-            return f"{name} out of range"
-    # Definitions come file by file, numbered from 0 within each file.
-    first = np.searchsorted(graph.def_file, graph.def_file, side="left")
-    if np.any(np.diff(graph.def_file) < 0) or np.any(graph.def_index != np.arange(defs) - first):
-        return "definitions out of order"
-    if not (np.all(np.isfinite(graph.use_weight)) and np.all(np.isfinite(graph.file_weight))):
-        return "weights that are not numbers"
-    return ""
+        if list(paths) != sorted(set(paths)):
+            raise ValueError("an inconsistent graph (duplicate or unsorted paths)")
+        use_self = _self_uses(arrays["link_use"], uses=len(arrays["use_file"]))
+        return cls(paths=paths, idents=idents, use_self=use_self, **arrays)
 
 
 _INDEX_ARRAYS = (
-    "def_file", "def_index", "def_ident", "def_line", "edge_src", "use_ident",
-    "edge_pair", "pair_src", "pair_dst", "edge_flow", "def_flow",
+    "def_file", "def_index", "def_ident", "def_line", "def_link",
+    "use_file", "use_ident", "link_file", "link_ident", "link_use",
 )  # fmt: skip
 _STORED: dict[str, type[np.generic]] = {
     **dict.fromkeys(_INDEX_ARRAYS, np.int32),
@@ -204,9 +179,60 @@ _STORED: dict[str, type[np.generic]] = {
 }
 
 
-def _in_uses(part: slice, uses: int) -> slice:
-    """The uses whose edges `part` is (a slice within one half)."""
-    return part if part.start < uses else slice(part.start - uses, part.stop - uses)
+def _inconsistency(arrays: Mapping[str, Any], *, files: int, identifiers: int) -> str:
+    """What is wrong with a graph's arrays read from outside, or "" — every index that
+    ranking follows must land inside the array it indexes."""
+    defs, uses, links = (len(arrays[name]) for name in ("def_file", "use_file", "link_file"))
+    lengths = {
+        **{name: defs for name in ("def_index", "def_ident", "def_line", "def_link")},
+        **{name: uses for name in ("use_ident", "use_weight")},
+        **{name: links for name in ("link_ident", "link_use")},
+        "file_weight": files,
+    }
+    for name, length in lengths.items():
+        if len(arrays[name]) != length:
+            return f"{name} has {len(arrays[name])} entries, expected {length}"
+    bounds = {
+        "def_file": (0, files), "def_ident": (0, identifiers), "def_link": (-1, links),
+        "use_file": (0, files), "use_ident": (0, identifiers),
+        "link_file": (0, files), "link_ident": (0, identifiers), "link_use": (-1, uses),
+    }  # fmt: skip
+    for name, (low, high) in bounds.items():
+        values = arrays[name]
+        if len(values) and (int(values.min()) < low or int(values.max()) >= high):
+            return f"{name} out of range"
+    return _disagreement(arrays)
+
+
+def _disagreement(arrays: Mapping[str, Any]) -> str:
+    """What in a graph's arrays, each of the right length and range, disagrees, or ""."""
+    defs = len(arrays["def_file"])
+    # Definitions come file by file, numbered from 0 within each file.
+    def_file = arrays["def_file"]
+    first = np.searchsorted(def_file, def_file, side="left")
+    if np.any(np.diff(def_file) < 0) or np.any(arrays["def_index"] != np.arange(defs) - first):
+        return "definitions out of order"
+    # A link's own use and a definition's link are of the same file and identifier.
+    own, of = arrays["link_use"], arrays["link_use"] >= 0
+    if np.any(arrays["use_file"][own[of]] != arrays["link_file"][of]) or np.any(
+        arrays["use_ident"][own[of]] != arrays["link_ident"][of]
+    ):
+        return "a link's use of another file or name"
+    link, linked = arrays["def_link"], arrays["def_link"] >= 0
+    if np.any(arrays["link_file"][link[linked]] != def_file[linked]) or np.any(
+        arrays["link_ident"][link[linked]] != arrays["def_ident"][linked]
+    ):
+        return "a definition's link to another file or name"
+    weights = (arrays["use_weight"], arrays["file_weight"])
+    if not all(np.all(np.isfinite(w) & (w >= 0)) for w in weights):
+        return "weights that are not numbers"
+    return ""
+
+
+def _self_uses(link_use: Index, *, uses: int) -> BoolArray:
+    found: BoolArray = np.zeros(uses, dtype=bool)
+    found[link_use[link_use >= 0]] = True
+    return found
 
 
 def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
@@ -231,31 +257,27 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
                 ref_count.append(uses)
     defs_file = np.frombuffer(def_file, dtype=np.int64)
     defs_ident = np.frombuffer(def_ident, dtype=np.int64)
-    src, dst, edge_ident, count = _join(
-        defs_file,
-        defs_ident,
-        refs=(np.frombuffer(ref_file, dtype=np.int64), np.frombuffer(ref_ident, dtype=np.int64)),
-        ref_count=np.frombuffer(ref_count, dtype=np.int64).astype(np.float64),
-        ident_count=len(idents),
-    )
-    quality = _ident_quality(idents, defs_file, defs_ident, used=edge_ident)
-    use_weight = quality[edge_ident] * np.sqrt(count)
-    del count
-    # Every use also points back, weaker: a file's callers are its neighbours too.
-    # What the graph keeps is int32 from here on: an int64 array of every edge is 80 MB
-    # on a 20,000-file tree, and this is where building it peaked.
+    refs_file = np.frombuffer(ref_file, dtype=np.int64)
+    refs_ident = np.frombuffer(ref_ident, dtype=np.int64)
+    # (identifier, file) of every file defining each identifier, sorted: the candidate links
+    pairs = np.unique(defs_ident * _PAIR + defs_file)
+    pair_ident = pairs // _PAIR
+    definers = np.bincount(pair_ident, minlength=len(idents))
+    own = _found(pairs, refs_ident * _PAIR + refs_file)
+    # A name defined in that many files (`__init__`, `setUp`) says nothing about which
+    # one; a name only the using file defines points nowhere else.
+    fan = definers[refs_ident]
+    edged = (fan <= MAX_DEFINERS) & (fan > own)
+    use_file, use_ident = refs_file[edged], refs_ident[edged]
+    count = np.frombuffer(ref_count, dtype=np.int64)[edged].astype(np.float64)
+    quality = _ident_quality(idents, definers, used=use_ident)
+    linked = np.zeros(len(idents), dtype=bool)
+    linked[use_ident] = True
+    links = pairs[linked[pair_ident]]
+    del pairs, pair_ident
+    link_ident, link_file = links // _PAIR, links % _PAIR
     small = np.int32
-    sources: Index = np.concatenate([src, dst]).astype(small)
-    targets: Index = np.concatenate([dst, src]).astype(small)
-    del src, dst
-    use_ident: Index = edge_ident.astype(small)
-    del edge_ident
-    pairs, edge_pair = _numbered(sources, targets)
-    flows, edge_flow = _numbered(targets, np.concatenate([use_ident, use_ident]))
-    del targets
-    def_keys = defs_file * _PAIR + defs_ident
-    slot = np.clip(np.searchsorted(flows, def_keys), 0, max(len(flows) - 1, 0))
-    found = flows[slot] == def_keys if len(flows) else np.zeros(len(def_keys), dtype=bool)
+    link_use = _positions(use_ident * _PAIR + use_file, links)
     return ReferenceGraph(
         paths=paths,
         idents=idents,
@@ -263,69 +285,38 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
         def_index=np.frombuffer(def_index, dtype=np.int64).astype(small),
         def_ident=defs_ident.astype(small),
         def_line=np.frombuffer(def_line, dtype=np.int64).astype(small),
-        edge_src=sources,
-        use_ident=use_ident,
-        use_weight=use_weight,
+        def_link=_positions(links, defs_ident * _PAIR + defs_file),
         file_weight=_copy_weights(paths),
-        edge_pair=edge_pair,
-        pair_src=(pairs // _PAIR).astype(small),
-        pair_dst=(pairs % _PAIR).astype(small),
-        edge_flow=edge_flow,
-        def_flow=np.where(found, slot, -1).astype(small),
+        use_file=use_file.astype(small),
+        use_ident=use_ident.astype(small),
+        use_weight=quality[use_ident] * np.sqrt(count),
+        link_file=link_file.astype(small),
+        link_ident=link_ident.astype(small),
+        link_use=link_use,
+        use_self=_self_uses(link_use, uses=len(use_file)),
     )
 
 
-def _numbered(high: Index, low: Index) -> tuple[IntArray, Index]:
-    """The distinct (high, low) pairs, packed and sorted, and each edge's number among
-    them: `np.unique(high * _PAIR + low, return_inverse=True)`, with less memory —
-    unique's inverse takes four edge-sized int64 arrays at once; here the keys are
-    sorted in place and each edge finds its number by binary search, EDGE_CHUNK at a time."""
-    keys = high.astype(np.int64)
-    keys *= _PAIR
-    keys += low
-    keys.sort()
-    distinct = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if len(keys) else keys
-    del keys
-    numbers = np.empty(len(high), dtype=np.int32)
-    for start in range(0, len(high), EDGE_CHUNK):
-        part = slice(start, start + EDGE_CHUNK)
-        numbers[part] = np.searchsorted(distinct, high[part].astype(np.int64) * _PAIR + low[part])
-    return distinct, numbers
+def _found(sorted_keys: IntArray, keys: IntArray) -> BoolArray:
+    """Whether each of `keys` is among `sorted_keys` (sorted, distinct)."""
+    if not len(sorted_keys):
+        return np.zeros(len(keys), dtype=bool)
+    slot = np.clip(np.searchsorted(sorted_keys, keys), 0, len(sorted_keys) - 1)
+    found: BoolArray = sorted_keys[slot] == keys
+    return found
 
 
-def _join(
-    def_file: IntArray,
-    def_ident: IntArray,
-    *,
-    refs: tuple[IntArray, IntArray],
-    ref_count: FloatArray,
-    ident_count: int,
-) -> tuple[IntArray, IntArray, IntArray, FloatArray]:
-    """One edge per (referencing file, defining file, identifier), self-edges dropped."""
-    ref_file, ref_ident = refs
-    pairs = np.unique(def_ident * _PAIR + def_file)
-    pair_ident, pair_file = pairs // _PAIR, pairs % _PAIR
-    start = np.searchsorted(pair_ident, np.arange(ident_count), side="left")
-    end = np.searchsorted(pair_ident, np.arange(ident_count), side="right")
-    fan = (end - start)[ref_ident]
-    # A name defined in that many files (`__init__`, `setUp`) says nothing about which one.
-    fan[fan > MAX_DEFINERS] = 0
-    total = int(fan.sum())
-    rows = np.repeat(np.arange(len(ref_ident)), fan)
-    offsets = np.arange(total) - np.repeat(np.cumsum(fan) - fan, fan)
-    dst = pair_file[start[ref_ident][rows] + offsets]
-    src = ref_file[rows]
-    keep = src != dst
-    return src[keep], dst[keep], ref_ident[rows][keep], ref_count[rows][keep]
+def _positions(keys: IntArray, wanted: IntArray) -> Index:
+    """Where each of `wanted` is among the distinct `keys` (in any order), or -1."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    found = _found(ordered, wanted)
+    slot = np.clip(np.searchsorted(ordered, wanted), 0, max(len(ordered) - 1, 0))
+    return np.where(found, order[slot] if len(order) else -1, -1).astype(np.int32)
 
 
-def _ident_quality(
-    idents: dict[str, int], def_file: IntArray, def_ident: IntArray, used: IntArray
-) -> FloatArray:
+def _ident_quality(idents: dict[str, int], definers: IntArray, used: IntArray) -> FloatArray:
     """How much a use of each identifier says about the files that define it (for `used` ones)."""
-    definer_count = np.bincount(
-        np.unique(def_ident * _PAIR + def_file) // _PAIR, minlength=len(idents)
-    )
     names = list(idents)
     quality = np.ones(len(idents))
     for number in np.unique(used).tolist():
@@ -337,10 +328,10 @@ def _ident_quality(
             weight *= PRIVATE_IDENT_WEIGHT
         if len(name) <= SHORT_IDENT_CHARS:
             weight *= SHORT_IDENT_WEIGHT
-        if definer_count[number] > COMMON_IDENT_DEFINERS:
+        if definers[number] > COMMON_IDENT_DEFINERS:
             weight *= COMMON_IDENT_WEIGHT
         # A use of a name defined in k files points at one of them: each gets 1/k.
-        quality[number] = weight / max(int(definer_count[number]), 1)
+        quality[number] = weight / max(int(definers[number]), 1)
     return quality
 
 

@@ -1,18 +1,22 @@
 """Rank files and definitions: personalised PageRank over the reference graph.
 
-A file that uses an identifier points at every file defining it (`graph.py`). The
-random walk restarts at the focused files and the definers of focused identifiers, so
-their neighbourhood rises; edges of focused identifiers weigh more. Power iteration on
-numpy arrays, edges aggregated per file pair, so one iteration is one `bincount`.
+A file that uses an identifier points at every other file defining it, and each of those
+edges points back, weaker (`graph.py`). The random walk restarts at the focused files and
+the definers of focused identifiers, so their neighbourhood rises; edges of focused
+identifiers weigh more. Edges into copies of code (`repomap.copies`) weigh
+COPY_EDGE_WEIGHT, so a single header that defines every name does not collect the rank
+of all of them.
+
+The edges are never made: every edge of an identifier is one of its uses times one of
+its links (the files defining it), so a sum over its edges is a sum over its uses times
+a sum over its links, less the file's edge to itself (`_Walk`). One step of the power
+iteration is a few `bincount`s over the uses and links.
 A definition's score is the rank that flows into its file along its own identifier.
-Edges into copies of code (`repomap.copies`) weigh COPY_EDGE_WEIGHT in the graph's static
-weights, so a single header that defines every name does not collect the rank of all of
-them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +30,7 @@ from repomap.constants import (
     PAGERANK_DAMPING,
     PAGERANK_MAX_ITERATIONS,
     PAGERANK_TOLERANCE,
+    REVERSE_EDGE_WEIGHT,
 )
 from repomap.focus import Focus
 from repomap.graph import FloatArray, IntArray, ReferenceGraph
@@ -36,9 +41,6 @@ FOCUS_LINE_BOOST = 1_000.0
 
 UNREFERENCED_SHARE = 0.01
 """A definition nobody references still gets this share of its file's rank (orders the rest)."""
-
-EDGE_CHUNK = 1 << 20
-"""Edges (and file pairs) worked on at a time while ranking (`_Shares`): 8 MB of float64."""
 
 FOCUSED_FILE_SHARE = 1.0
 """In a focused file every definition gets its file's whole rank: the caller asked to see it."""
@@ -71,59 +73,86 @@ def rank(
     focused = np.array(
         sorted(graph.idents[i] for i in focus.idents if i in graph.idents), dtype=np.int64
     )
-    shares = _Shares(graph, focused)
-    scores = _pagerank(
-        graph, shares, restart=_restart(graph, focus, focused), dangling=shares.out_weight == 0
-    )
+    walk = _Walk(graph, focused)
+    scores = _pagerank(walk, restart=_restart(graph, focus, focused))
     # Focused files lead (the caller asked to see them), then the rest by rank, then path.
     named = np.array([path in focus.files for path in graph.paths], dtype=bool)
     order = np.lexsort((np.arange(graph.size), -scores, ~named))
     files = tuple((graph.paths[i], float(scores[i])) for i in order)
-    # The rank flowing into each definition name: along every edge, its source's rank × share.
-    flow = np.zeros(int(graph.edge_flow.max()) + 1 if len(graph.edge_flow) else 0)
-    for part, share in shares:
-        np.add.at(flow, graph.edge_flow[part], share * scores[graph.edge_src[part]])
     return Ranking(
         files,
         _definitions(
-            graph, tags, focus, focused=focused, named=named, flow=flow, scores=scores, limit=limit
+            graph, tags, focus, focused=focused, named=named, flow=walk.flow(scores),
+            scores=scores, limit=limit,
         ),
-    )
+    )  # fmt: skip
 
 
-class _Shares:
-    """Each edge's share of its source file's out-weight (focused identifiers weigh
-    FOCUS_IDENT_WEIGHT more), made EDGE_CHUNK edges at a time whenever it is needed.
+class _Walk:
+    """The random walk's edges for one focus, as sums over uses and links.
 
-    Edge-sized arrays are the graph's bulk — a 20,000-file tree can have ten million
-    edges, 80 MB per float array, and `np.bincount` copies its index array to int64 — so
-    nothing edge-sized is made while ranking: sums run chunk by chunk through `np.add.at`,
-    which adds in the same order as bincount did (the same floats, bit for bit; and
-    faster). docs/benchmarks.md ("Memory") has what this saved."""
+    An edge of identifier i from file r (a use, weight w) to file d (a link) weighs
+    w × weight(d), and its reverse w × REVERSE_EDGE_WEIGHT × weight(r); a focused
+    identifier's weigh FOCUS_IDENT_WEIGHT more; no file has an edge to itself. A sum over
+    every edge of i is then (sum over its uses) × (sum over its links), less the terms
+    where both are one file — known per use (`use_self`) and per link (`link_use`).
+    Nothing here is edge-sized: a 20,000-file tree has millions of edges, and its uses and
+    links are a tenth of that."""
 
     def __init__(self, graph: ReferenceGraph, focused: IntArray) -> None:
-        self._graph, self._focused = graph, focused
-        self.out_weight = np.zeros(graph.size)
-        for part in graph.chunks(EDGE_CHUNK):
-            np.add.at(self.out_weight, graph.edge_src[part], self._weights(part))
-        self._divisor = np.where(self.out_weight > 0, self.out_weight, 1.0)
+        self._graph = g = graph
+        self._idents = len(graph.idents)
+        self._use = g.use_weight
+        if len(focused):
+            self._use = np.where(np.isin(g.use_ident, focused), FOCUS_IDENT_WEIGHT, 1.0) * self._use
+        self._user_weight = g.file_weight[g.use_file]
+        self._definer_weight = g.file_weight[g.link_file]
+        own = g.link_use >= 0
+        self._own_use = np.zeros(len(g.link_use))  # each link's own use's weight, or 0
+        self._own_use[own] = self._use[g.link_use[own]]
+        # Out-weight of each file: its uses' edges to the other definers, its links'
+        # reverse edges to the other users.
+        definers = _sums(g.link_ident, self._definer_weight, self._idents)
+        users = _sums(g.use_ident, self._use * self._user_weight, self._idents)
+        forward = self._use * (definers[g.use_ident] - g.use_self * self._user_weight)
+        backward = users[g.link_ident] - self._own_use * self._definer_weight
+        backward *= REVERSE_EDGE_WEIGHT
+        self.out_weight = _sums(g.use_file, forward, g.size) + _sums(g.link_file, backward, g.size)
+        self.dangling = self.out_weight <= 0
+        self._divisor = np.where(self.dangling, 1.0, self.out_weight)
 
-    def _weights(self, part: slice) -> FloatArray:
-        weight = self._graph.weights(part)
-        if len(self._focused):
-            weight[np.isin(self._graph.identifiers(part), self._focused)] *= FOCUS_IDENT_WEIGHT
-        return weight
+    def _inflow(self, scores: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The rank each link receives along its forward edges, and each use along the
+        reverse edges into its file, one step from `scores`."""
+        g = self._graph
+        share = scores / self._divisor  # a file's rank per unit of its out-weight
+        sent = _sums(g.use_ident, share[g.use_file] * self._use, self._idents)
+        into_link = sent[g.link_ident] - self._own_use * share[g.link_file]
+        into_link *= self._definer_weight
+        back = _sums(g.link_ident, share[g.link_file], self._idents)
+        into_use = back[g.use_ident] - g.use_self * share[g.use_file]
+        into_use *= self._use * self._user_weight * REVERSE_EDGE_WEIGHT
+        return into_link, into_use
 
-    def __iter__(self) -> Iterator[tuple[slice, FloatArray]]:
-        """(edges, their shares) chunk by chunk; each array is the caller's to change."""
-        for part in self._graph.chunks(EDGE_CHUNK):
-            share = self._weights(part)
-            share /= self._divisor[self._graph.edge_src[part]]
-            yield part, share
+    def step(self, scores: FloatArray) -> FloatArray:
+        """The rank each file receives along the edges, one step from `scores`."""
+        g = self._graph
+        into_link, into_use = self._inflow(scores)
+        return _sums(g.link_file, into_link, g.size) + _sums(g.use_file, into_use, g.size)
+
+    def flow(self, scores: FloatArray) -> FloatArray:
+        """Per link, the rank flowing into its file along its identifier: forward edges
+        into the definer, and reverse edges into it where it also uses the name."""
+        into_link, into_use = self._inflow(scores)
+        own = self._graph.link_use >= 0
+        into_link[own] += into_use[self._graph.link_use[own]]
+        return into_link
 
 
-def _chunks(length: int) -> Iterator[slice]:
-    return (slice(start, start + EDGE_CHUNK) for start in range(0, length, EDGE_CHUNK))
+def _sums(index: npt.NDArray[np.int32], weights: FloatArray, size: int) -> FloatArray:
+    """Per number below `size`, the sum of the `weights` of its places in `index`."""
+    sums: FloatArray = np.bincount(index, weights, minlength=size).astype(np.float64, copy=False)
+    return sums
 
 
 def _restart(graph: ReferenceGraph, focus: Focus, focused: IntArray) -> FloatArray:
@@ -145,24 +174,12 @@ def _restart(graph: ReferenceGraph, focus: Focus, focused: IntArray) -> FloatArr
     return mass / total if total > 0 else np.full(n, 1.0 / n)
 
 
-def _pagerank(
-    graph: ReferenceGraph,
-    shares: _Shares,
-    *,
-    restart: FloatArray,
-    dangling: npt.NDArray[np.bool_],
-) -> FloatArray:
-    """Power iteration over file pairs, each pair weighing the shares of its edges."""
-    n, pair_src, pair_dst = graph.size, graph.pair_src, graph.pair_dst
-    pair_share = np.zeros(len(pair_src))
-    for part, share in shares:
-        np.add.at(pair_share, graph.edge_pair[part], share)
+def _pagerank(walk: _Walk, *, restart: FloatArray) -> FloatArray:
+    """Power iteration: each step, rank spreads along the edges, dangling files' rank
+    restarts."""
     scores = restart.copy()
     for _ in range(PAGERANK_MAX_ITERATIONS):
-        spread = np.zeros(n)
-        for part in _chunks(len(pair_src)):
-            np.add.at(spread, pair_dst[part], scores[pair_src[part]] * pair_share[part])
-        new = PAGERANK_DAMPING * (spread + scores[dangling].sum() * restart)
+        new = PAGERANK_DAMPING * (walk.step(scores) + scores[walk.dangling].sum() * restart)
         new += (1 - PAGERANK_DAMPING) * restart
         converged = np.abs(new - scores).sum() < PAGERANK_TOLERANCE
         scores = new
@@ -186,7 +203,7 @@ def _definitions(
     if not len(graph.def_file):
         return ()
     score = np.where(
-        graph.def_flow >= 0, flow[np.maximum(graph.def_flow, 0)] if len(flow) else 0.0, 0.0
+        graph.def_link >= 0, flow[np.maximum(graph.def_link, 0)] if len(flow) else 0.0, 0.0
     )
     share = np.where(named, FOCUSED_FILE_SHARE, UNREFERENCED_SHARE)
     score += scores[graph.def_file] * share[graph.def_file]

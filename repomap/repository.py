@@ -28,7 +28,7 @@ from repomap.graph import ReferenceGraph, build_graph
 from repomap.index import SymbolIndex
 from repomap.rank import Ranking, rank
 from repomap.render import render_map
-from repomap.tags import FileTags
+from repomap.tags import NO_WORDS, FileTags, Words, file_words
 
 T = TypeVar("T")
 
@@ -117,6 +117,21 @@ class Repository:
         allocator.release()  # the file's bytes or the build's temporaries
         return found
 
+    def words(self) -> Mapping[str, Words]:
+        """Each file's word counts (`repomap.tags.file_words`), the text index's documents:
+        read from the cache's words.bin when first asked and held only as long as the
+        mapping returned is — not with the tags, of which they would be half."""
+        assert isinstance(self.tags, cache.TagsView)  # what `build` makes
+        directory = Path(self.stats.cache_dir) if self._content_key is not None else None
+        return cache.WordsView(self.tags, directory, recount=self._count_words)
+
+    def _count_words(self, path: str) -> Words:
+        """A file's words counted again (words.bin lacks them): the file as it is now."""
+        try:
+            return file_words((self.root / path).read_bytes())
+        except OSError:
+            return NO_WORDS
+
     def rank(self, focus: Sequence[str] = (), *, limit: int | None = None) -> Ranking:
         return rank(self.graph, self.tags, self.focus(focus), limit=limit)
 
@@ -130,9 +145,11 @@ class Repository:
         return render_map(ranking, self.tags, tokens=tokens, warnings=warnings)
 
 
-def _fitting(graph: ReferenceGraph, tags: Mapping[str, FileTags]) -> ReferenceGraph:
-    """`graph` if it fits `tags`; CacheError otherwise (a key is only a checksum of paths
-    and content hashes: it can be forged)."""
+def _fitting(graph: ReferenceGraph | None, tags: Mapping[str, FileTags]) -> ReferenceGraph | None:
+    """`graph` if it fits `tags` (None stays None: a graph laid out another way); CacheError
+    otherwise (a key is only a checksum of paths and content hashes: it can be forged)."""
+    if graph is None:
+        return None
     paths = tuple(sorted(tags))
     counts = (
         tags.definition_counts(paths)

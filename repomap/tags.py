@@ -219,9 +219,11 @@ class Words(Mapping[str, int]):
 
     A file's whole text has hundreds of distinct terms; as a dict per file they took
     ~100 MB per 10,000 files of Django (a string object and a dict slot per term, per
-    file), held as long as the tags were, while only the text index reads them, once
-    (`counts`, which splits the string and leaves nothing behind). docs/benchmarks.md has
-    the numbers.
+    file), while only the text index reads them, once (`counts`, which splits the string
+    and leaves nothing behind). Not part of `FileTags`: even packed they were more than
+    half the tags of a 20,000-file tree (51 of 88 MB), held for as long as the tags were,
+    so the cache keeps them in a file of their own (`repomap.cache.WordsView`).
+    docs/benchmarks.md has the numbers.
     """
 
     __slots__ = ("_counts", "_index", "_terms")
@@ -257,7 +259,14 @@ class Words(Mapping[str, int]):
         return (Words, self.packed())
 
 
-_NO_WORDS = Words("", b"")
+NO_WORDS = Words("", b"")
+
+
+def file_words(source: bytes) -> Words:
+    """Each term (`repomap.words.terms`) of a file's whole text → how often it occurs:
+    comments, docstrings and strings too, the words a person's summary of a bug shares
+    with the code more often than the identifiers do."""
+    return Words.from_counts(count_terms(_text(source)))
 
 
 class FileTags(NamedTuple):
@@ -269,10 +278,6 @@ class FileTags(NamedTuple):
     """Identifier → the lines it is used on."""
     syntax_error: bool
     """The parser met invalid syntax; tags are best-effort."""
-    words: Words = _NO_WORDS
-    """Each term (`repomap.words.terms`) of the file's whole text → how often it occurs:
-    comments, docstrings and strings too, the words a person's summary of a bug shares
-    with the code more often than the identifiers do."""
 
 
 class _Raw(NamedTuple):
@@ -308,7 +313,6 @@ def extract_tags(source: bytes, language: str) -> FileTags:
         definitions=Definitions.of(_qualify(raws, source)),
         references=References.from_lines(refs),
         syntax_error=tree.root_node.has_error,
-        words=Words.from_counts(count_terms(_text(source))),
     )
 
 

@@ -8,7 +8,7 @@ identifiers split at case changes and underscores (`get_queryset` → get, query
 compound identifiers are also kept whole (`get_queryset`), so a report that names one
 exactly matches its users strongly.
 
-    index = TermIndex.build(repository.tags, keep=lambda path: "tests/" not in path)
+    index = TermIndex.build(repository.tags, document=file_terms, keep=lambda p: "test" not in p)
     index.scores(terms("QuerySet.only() crashes after select_related()"))
 """
 
@@ -19,12 +19,12 @@ import math
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from repomap.tags import FileTags
+from repomap.tags import FileTags, Words
 from repomap.words import terms, words
 
 BM25_K1 = 1.2
@@ -56,16 +56,17 @@ def file_terms(path: str, tags: FileTags) -> Counter[str]:
     return document
 
 
-def text_terms(path: str, tags: FileTags) -> Counter[str]:
-    """One file's document by what it says: every term of its text, where it lives."""
-    document = Counter(dict(tags.words.counts()))
+def text_terms(path: str, said: Words) -> Counter[str]:
+    """One file's document by what it says: every term of its text (`Repository.words`),
+    where it lives."""
+    document = Counter(dict(said.counts()))
     for word in words(path):
         document[word] += PATH_WEIGHT
     return document
 
 
-Document = Callable[[str, FileTags], Counter[str]]
-"""How a file becomes a document: `file_terms` (what it names) or `text_terms`."""
+Source = TypeVar("Source", FileTags, Words)
+"""What a file's document is made from: its tags (`file_terms`) or its words (`text_terms`)."""
 
 
 class TermIndex:
@@ -102,14 +103,14 @@ class TermIndex:
     @classmethod
     def build(
         cls,
-        tags: Mapping[str, FileTags],
+        sources: Mapping[str, Source],
         *,
+        document: Callable[[str, Source], Counter[str]],
         keep: Callable[[str], bool] = lambda _: True,
-        document: Document = file_terms,
     ) -> TermIndex:
-        """Index every file of `tags` that `keep` accepts, each as `document` makes it
+        """Index every file of `sources` that `keep` accepts, each as `document` makes it
         (one document at a time: none outlives its turn)."""
-        index = cls((path, document(path, tags[path])) for path in tags if keep(path))
+        index = cls((path, document(path, sources[path])) for path in sources if keep(path))
         # A name's terms, cached while indexing: kept, they held ~15 MB on 20,000 files.
         _name_terms.cache_clear()
         return index

@@ -196,14 +196,14 @@ def one_more_definition(payload: dict[str, Any]) -> dict[str, Any]:
     """A definition the tags do not have, consistent with everything else in the graph."""
     files = array("i", payload["def_file"])
     last, count = files[-1], files.tolist().count(files[-1])
-    extra = {"def_file": last, "def_index": count, "def_ident": 0, "def_line": 1, "def_flow": -1}
+    extra = {"def_file": last, "def_index": count, "def_ident": 0, "def_line": 1, "def_link": -1}
     return {**payload, **{name: payload[name] + int32s(v) for name, v in extra.items()}}
 
 
 GRAPH_CASES: dict[str, tuple[Poison, str]] = {
     "not a table": (rewrite(lambda payload: [1, 2, 3]), "graph.bin was corrupt"),
     "array missing": (
-        rewrite(lambda p: {k: v for k, v in p.items() if k != "edge_src"}),
+        rewrite(lambda p: {k: v for k, v in p.items() if k != "use_file"}),
         "graph.bin was corrupt",
     ),
     "array of text": (rewrite(lambda p: {**p, "def_line": "text"}), "graph.bin was corrupt"),
@@ -214,7 +214,7 @@ GRAPH_CASES: dict[str, tuple[Poison, str]] = {
         "graph.bin was corrupt",
     ),
     "edge to no file": (
-        graph_array("pair_dst", lambda b: int32s(*[-5] * (len(b) // 4))),
+        graph_array("link_file", lambda b: int32s(*[-5] * (len(b) // 4))),
         "out of range",
     ),
     "weights not numbers": (
@@ -230,6 +230,14 @@ GRAPH_CASES: dict[str, tuple[Poison, str]] = {
         "graph.bin was corrupt",
     ),
     "more definitions than the tags": (rewrite(one_more_definition), "does not fit"),
+    "definitions linked to another file": (
+        graph_array("def_link", lambda b: int32s(*[0] * (len(b) // 4))),
+        "a definition's link to another file or name",
+    ),
+    "a link's own use by another file": (
+        graph_array("link_use", lambda b: int32s(*range(len(b) // 4))),
+        "a link's use of another file or name",
+    ),
 }
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from repomap import build as build_module
+from repomap import cache
 from repomap.build import build
 from repomap.constants import MAX_FILE_BYTES, MIN_FILES_FOR_POOL
 from repomap.deny import DenyList
@@ -210,7 +211,8 @@ def test_failed_cache_write_is_a_warning_and_leaves_no_debris(
     monkeypatch.undo()
     assert "more" in [d.name for d in result.tags["a.py"].definitions]
     assert any(w.reason == "cache not saved: No space left on device" for w in result.warnings)
-    assert [p.name for p in Path(first.stats.cache_dir).iterdir()] == ["tags.bin"]
+    names = sorted(p.name for p in Path(first.stats.cache_dir).iterdir())
+    assert names == ["tags.bin", "words.bin"]
     assert build(root, home=home).stats.parsed == 1
 
 
@@ -240,5 +242,9 @@ def test_a_seed_tree_lends_its_tags_to_files_of_the_same_content(
     seeded = build(new, home=home, seed=old)
     assert (seeded.stats.parsed, seeded.stats.reused) == (2, 1)  # b and d parsed; a lent
     assert seeded.tags == build(new, use_cache=False).tags  # as a cold build of it says
+    # a lent file's words come from the seed's words.bin, with the tags
+    lent = cache.load_words(Path(seeded.stats.cache_dir))
+    assert set(lent) == {"a.py", "b.py", "d.py"}
+    assert lent["a.py"] == cache.load_words(Path(build(old, home=home).stats.cache_dir))["a.py"]
     assert build(new, home=home, seed=old).stats.parsed == 0  # its own cache now
     assert build(new, home=home, seed=tmp_path / "gone").stats.parsed == 0

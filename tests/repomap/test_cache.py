@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import marshal
+import pickle
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,7 +11,7 @@ import pytest
 from repomap import cache, cachefile
 from repomap.build import build
 from repomap.cachefile import CacheError
-from repomap.tags import extract_tags
+from repomap.tags import Words, extract_tags, file_words
 from tests.conftest import MakeRepo
 
 NOTE = "class Note:\n    def save(self):\n        return store(self)\n"
@@ -26,7 +27,6 @@ def test_an_entry_round_trips_through_its_encoding() -> None:
     encoded = marshal.dumps(original.encode())  # type: ignore[arg-type]
     again = cache.CachedFile.decode(marshal.loads(encoded))
     assert again.tags == original.tags
-    assert again.tags is not None and again.tags.words["store"] == 1
     assert again.definitions == 2 and (again.size, again.digest) == (original.size, "d")
 
 
@@ -58,7 +58,7 @@ def test_decode_refuses_what_encode_cannot_make(entry: object) -> None:
         marshal.dumps(("a\0b\0c\0d", b"\1\0\0\0" * 3, ((), b"", b""), False, {})),  # count 2
         marshal.dumps(("", b"", (("x",), b"", b""), False, {})),  # a name without a count
         marshal.dumps(("", b"", (("x",), b"\1\0\0\0", b""), False, {})),  # a count, no lines
-        marshal.dumps(("", b"", ((), b"", b""), False, [])),  # word counts not a pair
+        marshal.dumps(("", b"", ((), b"", b""), False, ("", b""))),  # format 9's word counts
     ],
 )
 def test_damaged_tags_raise_cache_error_when_decoded(blob: bytes) -> None:
@@ -78,13 +78,18 @@ def test_damaged_tags_raise_cache_error_when_decoded(blob: bytes) -> None:
     ],
 )
 def test_damaged_word_counts_raise_cache_error_when_decoded(words: object) -> None:
-    blob = marshal.dumps(("", b"", ((), b"", b""), False, words))
-    damaged = cache.CachedFile(1, 1, "d", None, packed=blob, definitions=0)
     with pytest.raises(CacheError):
-        _ = damaged.tags
-    good = marshal.dumps(("", b"", ((), b"", b""), False, ("a\0b", b"\1\0\0\0\2\0\0\0")))
-    sound = cache.CachedFile(1, 1, "d", None, packed=good, definitions=0)
-    assert sound.tags is not None and dict(sound.tags.words) == {"a": 1, "b": 2}
+        cache.unpack_words(marshal.dumps(words))
+    good = cache.pack_words(Words.from_counts({"a": 1, "b": 2}))
+    assert dict(cache.unpack_words(good)) == {"a": 1, "b": 2}
+
+
+def test_a_parsed_file_crosses_from_its_worker_with_its_words() -> None:
+    words = cache.pack_words(file_words(NOTE.encode()))
+    parsed = cache.CachedFile(1, 1, "d", extract_tags(NOTE.encode(), "python"), words=words)
+    again = pickle.loads(pickle.dumps(parsed))
+    assert again.words == words and again.tags == parsed.tags
+    assert dict(cache.unpack_words(words))["store"] == 1
 
 
 def test_view_repairs_every_damaged_file_in_one_pass() -> None:

@@ -110,3 +110,38 @@ def test_an_exact_qualified_name_is_found_through_its_last_part() -> None:
     assert where(index.find("A.B.run").matches) == [("a.py", "A.B.run", 3)]
     assert where(index.find("B.run").matches) == [("a.py", "A.B.run", 3)]  # a dotted suffix
     assert index.find("A.run").how is MatchKind.NONE
+
+
+CASE_TANGLE = {
+    "a.py": "class Item:\n    def Get(self): ...\n    class Inner:\n        def get(self): ...\n",
+    "b.py": "def item(): ...\nclass ITEM:\n    def get(self): ...\n    def GET(self): ...\n",
+    "c.py": "class iTem:\n    def get(self): ...\nclass Box:\n    def Item(self): ...\n",
+}
+
+
+def folded_by_hand(index: SymbolIndex, lowered: str) -> list[tuple[str, str, int]]:
+    """Case-insensitive matches as documented: the names that fold to `lowered` in the
+    order first defined, each's definitions in file order; then the qualified names that
+    fold to it, ordered by their name's first definition, then file order."""
+    every = [(path, d) for path in index.files for d in index.definitions_in(path)]
+    first = {name: at for at, name in reversed(list(enumerate(d.name for _, d in every)))}
+    names = sorted({d.name for _, d in every if d.name.lower() == lowered}, key=first.__getitem__)
+    found = [(p, d) for name in names for p, d in every if d.name == name]
+    qualifieds: list[str] = []
+    for _, d in sorted(every, key=lambda pair: first[pair[1].name]):  # stable: file order kept
+        if (
+            d.qualified != d.name
+            and d.qualified.lower() == lowered
+            and d.qualified not in qualifieds
+        ):
+            qualifieds.append(d.qualified)
+    found += [(p, d) for q in qualifieds for p, d in every if d.qualified == q]
+    return [(p, d.qualified, d.line) for p, d in found]
+
+
+def test_case_insensitive_matches_are_every_name_and_qualified_name_that_folds() -> None:
+    index = folded_index(CASE_TANGLE)
+    every = [d for path in index.files for d in index.definitions_in(path)]
+    keys = {k.lower() for d in every for k in (d.name, d.qualified)} | {"nothing", "box.nothing"}
+    for lowered in sorted(keys):
+        assert where(index._folded(lowered)) == folded_by_hand(index, lowered), lowered

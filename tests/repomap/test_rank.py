@@ -5,8 +5,15 @@ from collections.abc import Mapping
 import numpy as np
 import pytest
 
+from repomap import graph as graph_module
 from repomap import rank as rank_module
-from repomap.constants import REVERSE_EDGE_WEIGHT
+from repomap.constants import (
+    FOCUS_IDENT_WEIGHT,
+    PAGERANK_DAMPING,
+    PAGERANK_MAX_ITERATIONS,
+    PAGERANK_TOLERANCE,
+    REVERSE_EDGE_WEIGHT,
+)
 from repomap.focus import Focus
 from repomap.graph import build_graph
 from repomap.rank import rank
@@ -122,22 +129,131 @@ def test_neighbours_are_the_files_using_or_used_by_the_given_ones() -> None:
     assert {graph.paths[i] for i in found} == {"app/checkout.py", "app/money.py"}
 
 
-def test_edges_worked_on_in_chunks_rank_exactly_as_in_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    graph, focus = build_graph(tags()), Focus(idents=frozenset({"page_layout"}))
-    whole = rank(graph, tags(), focus)
-    monkeypatch.setattr(rank_module, "EDGE_CHUNK", 1)
-    assert rank(graph, tags(), focus) == whole  # the same floats, not merely the same order
+TANGLED = {  # self-uses, a name many files define, a copy of code, a file nobody uses
+    "lib/core.py": (
+        "def helper():\n    return other_thing()\n\n"
+        "def shared_name():\n    return helper()\n\ndef _private_bit():\n    return 1\n"
+    ),
+    "lib/more.py": (
+        "def shared_name():\n    return helper()\n\n"
+        "def other_thing():\n    return shared_name() + _private_bit()\n\n"
+        "def everywhere():\n    return 0\n"
+    ),
+    "lib/extra.py": (
+        "def shared_name():\n    return other_thing() + everywhere()\n\n"
+        "def everywhere():\n    return shared_name()\n"
+    ),
+    "app/main.py": "def everywhere():\n    return helper() + shared_name() + everywhere()\n",
+    "app/lonely.py": "def lonely():\n    return 1\n",
+}
+C_SOURCES = {
+    "src/parse.h": "int parse_value(int x) { return x; }\n",
+    "single_include/json.h": "int parse_value(int x) { return x; }\nint main() { return 0; }\n",
+    "app/use.c": "int use() { return parse_value(1) + main(); }\n",
+}
 
 
-def test_each_use_points_back_weaker_into_the_file_that_uses_it() -> None:
-    """A use is two edges, the second its reverse at REVERSE_EDGE_WEIGHT; each weighs
-    its use × its target file's weight (a copy of code weighs less)."""
-    graph = build_graph(tags())
-    assert len(graph.edge_src) == 2 * graph.uses and graph.uses > 0
-    forward, reverse = (graph.weights(part) for part in graph.chunks(len(graph.edge_src)))
-    into_use = graph.file_weight[graph.edge_src[: graph.uses]]
-    into_definer = graph.file_weight[graph.edge_src[graph.uses :]]
-    assert np.array_equal(forward, graph.use_weight * into_definer)
-    assert np.array_equal(reverse, graph.use_weight * REVERSE_EDGE_WEIGHT * into_use)
-    assert all(p.stop - p.start <= 2 for p in graph.chunks(2))
-    assert sum(p.stop - p.start for p in graph.chunks(2)) == len(graph.edge_src)
+def tangled() -> dict[str, FileTags]:
+    found = {path: extract_tags(text.encode(), "python") for path, text in TANGLED.items()}
+    return found | {path: extract_tags(text.encode(), "c") for path, text in C_SOURCES.items()}
+
+
+Edge = tuple[int, int, str, float]
+
+
+def every_edge(tags: Mapping[str, FileTags], focused: frozenset[str]) -> list[Edge]:
+    """The graph's edges one by one, as its docstring defines them: a use of a name
+    points at each other file defining it, and back at REVERSE_EDGE_WEIGHT."""
+    paths = sorted(tags)
+    definers: dict[str, set[int]] = {}
+    for number, path in enumerate(paths):
+        for definition in tags[path].definitions:
+            definers.setdefault(definition.name, set()).add(number)
+    idents = {name: number for number, name in enumerate(definers)}
+    counts = np.array([len(definers[name]) for name in idents])
+    quality = graph_module._ident_quality(idents, counts, used=np.arange(len(idents)))
+    file_weight = graph_module._copy_weights(tuple(paths))
+    edges: list[Edge] = []
+    for user, path in enumerate(paths):
+        for name, lines in tags[path].references.counts():
+            if name not in definers or len(definers[name]) > graph_module.MAX_DEFINERS:
+                continue
+            weight = quality[idents[name]] * np.sqrt(lines)
+            weight *= FOCUS_IDENT_WEIGHT if name in focused else 1.0
+            for definer in sorted(definers[name] - {user}):
+                edges.append((user, definer, name, weight * file_weight[definer]))
+                edges.append(
+                    (definer, user, name, weight * REVERSE_EDGE_WEIGHT * file_weight[user])
+                )
+    return edges
+
+
+def walk_every_edge(
+    tags: Mapping[str, FileTags], focus: Focus
+) -> tuple[np.ndarray, dict[tuple[int, str], float]]:
+    """PageRank edge by edge, and the rank flowing into each (file, name)."""
+    graph = build_graph(tags)
+    edges = every_edge(tags, focus.idents)
+    out = np.zeros(graph.size)
+    for source, _, _, weight in edges:
+        out[source] += weight
+    focused = np.array(sorted(graph.idents[i] for i in focus.idents if i in graph.idents))
+    restart = rank_module._restart(graph, focus, focused)
+    scores = restart.copy()
+    for _ in range(PAGERANK_MAX_ITERATIONS):
+        spread = np.zeros(graph.size)
+        for source, target, _, weight in edges:
+            spread[target] += scores[source] * weight / out[source]
+        new = PAGERANK_DAMPING * (spread + scores[out == 0].sum() * restart)
+        new += (1 - PAGERANK_DAMPING) * restart
+        done = np.abs(new - scores).sum() < PAGERANK_TOLERANCE
+        scores = new
+        if done:
+            break
+    flow: dict[tuple[int, str], float] = {}
+    for source, target, name, weight in edges:
+        flow[target, name] = flow.get((target, name), 0.0) + scores[source] * weight / out[source]
+    return scores, flow
+
+
+@pytest.mark.parametrize(
+    "focus",
+    [
+        Focus(),
+        Focus(idents=frozenset({"shared_name"})),
+        Focus(files=frozenset({"lib/more.py"}), idents=frozenset({"parse_value", "helper"})),
+    ],
+    ids=["no focus", "a name", "a file and names"],
+)
+@pytest.mark.parametrize("max_definers", [100, 2], ids=["every name", "names of <= 2 files"])
+def test_the_walk_over_uses_and_links_is_the_walk_over_every_edge(
+    focus: Focus, max_definers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ranking never makes the edges; it must rank as if it walked each of them."""
+    monkeypatch.setattr(graph_module, "MAX_DEFINERS", max_definers)
+    found = tangled()
+    scores, flow = walk_every_edge(found, focus)
+    graph = build_graph(found)
+    ranking = rank(graph, found, focus)
+    by_path = dict(ranking.files)
+    assert np.allclose([by_path[path] for path in graph.paths], scores, rtol=1e-12, atol=0)
+    number = {path: i for i, path in enumerate(graph.paths)}
+    for ranked in ranking.definitions:
+        file, name = number[ranked.path], ranked.definition.name
+        share = 1.0 if ranked.path in focus.files else rank_module.UNREFERENCED_SHARE
+        expected = flow.get((file, name), 0.0) + scores[file] * share
+        expected *= FOCUS_IDENT_WEIGHT if name in focus.idents else 1.0
+        assert ranked.score == pytest.approx(expected, rel=1e-12, abs=0), (ranked.path, name)
+    assert len(ranking.definitions) == sum(len(t.definitions) for t in found.values())
+    assert graph.edges == len(every_edge(found, frozenset()))
+
+
+def test_neighbours_are_the_ends_of_every_edge_of_the_given_files() -> None:
+    found = tangled()
+    graph = build_graph(found)
+    edges = every_edge(found, frozenset())
+    for files in [[i] for i in range(graph.size)] + [[0, 1], [1, 2, 3], list(range(graph.size))]:
+        expected = {t for s, t, _, _ in edges if s in files} | {
+            s for s, t, _, _ in edges if t in files
+        }
+        assert graph.neighbours(np.array(files)) == expected, [graph.paths[i] for i in files]

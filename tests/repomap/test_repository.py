@@ -12,9 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from repomap import cache, cachefile
 from repomap import repository as repository_module
 from repomap.graph import ReferenceGraph
 from repomap.repository import Repository
+from repomap.tags import Words, file_words
 from tests.conftest import FIXTURES, GOLDEN_REPO, MakeRepo
 
 CASES = {
@@ -45,7 +47,7 @@ def test_warm_open_reuses_everything(home: Path) -> None:
 
 
 def graphs_equal(a: ReferenceGraph, b: ReferenceGraph) -> bool:
-    arrays = ("def_file", "def_index", "def_ident", "def_line", "edge_src", "pair_dst")
+    arrays = ("def_file", "def_index", "def_ident", "def_line", "use_file", "link_file")
     return (
         a.paths == b.paths
         and a.idents == b.idents
@@ -83,6 +85,24 @@ def test_damaged_graph_cache_is_rebuilt(make_repo: MakeRepo, home: Path) -> None
     assert Repository.open(root, home=home).map(tokens=100) == first.map(tokens=100)
 
 
+def test_a_graph_cached_by_other_code_is_rebuilt_without_a_warning(
+    make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_repo({"a.py": "def f():\n    return g()\n", "b.py": "def g():\n    return 1\n"})
+    expected = Repository.open(root, home=home).graph
+    graph_file = Path(Repository.open(root, home=home).stats.cache_dir) / "graph.bin"
+    key, payload = cachefile.read(graph_file) or (0, None)
+    cachefile.write(graph_file, {**payload, "layout": "edges v0"}, key=key)
+    calls: list[int] = []
+    real_build = repository_module.build_graph
+    monkeypatch.setattr(
+        repository_module, "build_graph", lambda tags: calls.append(1) or real_build(tags)
+    )
+    again = Repository.open(root, home=home)
+    assert graphs_equal(again.graph, expected) and calls == [1]
+    assert again.warnings == []
+
+
 def test_touching_a_file_keeps_the_cached_graph(
     make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -97,3 +117,51 @@ def test_touching_a_file_keeps_the_cached_graph(
     )
     assert Repository.open(root, home=home).graph.size == 2
     assert calls == []
+
+
+WORDY = {"a.py": "# parse the date\ndef f():\n    return 'date'\n", "b.py": "x = 1\n"}
+
+
+def words_of(repository: Repository) -> dict[str, dict[str, int]]:
+    return {path: dict(words) for path, words in repository.words().items()}
+
+
+def counted(root: Path) -> dict[str, dict[str, int]]:
+    return {path: dict(file_words((root / path).read_bytes())) for path in sorted(WORDY)}
+
+
+def test_words_are_kept_apart_from_the_tags_and_read_back_when_asked(
+    make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The text index's word counts are half of a large tree's tags: saved to words.bin
+    with the tags, dropped from memory, read back only when the index is built."""
+    root = make_repo(WORDY)
+    cold = Repository.open(root, home=home)
+    assert isinstance(cold.tags, cache.TagsView)
+    assert all(cold.tags.cached(path).words is None for path in cold.tags)  # not held
+    monkeypatch.setattr(Repository, "_count_words", lambda _, path: pytest.fail(path))
+    assert words_of(cold) == counted(root)
+    assert words_of(Repository.open(root, home=home)) == counted(root)
+    (root / "b.py").write_text("x = 'date'\n")  # b parsed again, a's words carried over
+    assert words_of(Repository.open(root, home=home)) == counted(root)
+
+
+@pytest.mark.parametrize("damage", ["missing", "not a cache file", "other content"])
+def test_words_the_cache_lost_are_counted_again_from_the_files(
+    damage: str, make_repo: MakeRepo, home: Path
+) -> None:
+    root = make_repo(WORDY)
+    words_file = Path(Repository.open(root, home=home).stats.cache_dir) / cache.WORDS_FILE
+    if damage == "missing":
+        words_file.unlink()
+    elif damage == "not a cache file":
+        words_file.write_bytes(b"junk")
+    else:
+        stale = cache.pack_words(Words.from_counts({"stale": 1}))  # another content's words
+        cachefile.write(words_file, {path: ("another digest", stale) for path in WORDY})
+    assert words_of(Repository.open(root, home=home)) == counted(root)
+
+
+def test_words_without_a_cache_come_from_the_parse(make_repo: MakeRepo) -> None:
+    root = make_repo(WORDY)
+    assert words_of(Repository.open(root, use_cache=False)) == counted(root)

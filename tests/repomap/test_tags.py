@@ -11,7 +11,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from repomap.languages import LANGUAGES, language_for, query_files, query_for
-from repomap.tags import Definition, Definitions, FileTags, References, Words, extract_tags
+from repomap.tags import (
+    Definition,
+    Definitions,
+    FileTags,
+    References,
+    Words,
+    extract_tags,
+    file_words,
+)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "languages"
 QUERIES = Path(__file__).resolve().parents[2] / "repomap" / "queries"
@@ -389,9 +397,9 @@ def test_signature_and_start_line() -> None:
 
 def test_words_count_the_whole_text_comments_and_strings_too() -> None:
     source = b'/* Parse a date. */\nfn parse_date(s: &str) { fail("bad date: {}", s) }\n'
-    tags = extract_tags(source, "rust")
-    assert tags.words["date"] == 3 and tags.words["parse_date"] == 1 and tags.words["bad"] == 1
-    assert "bad" not in tags.references and "str" in tags.words
+    tags, said = extract_tags(source, "rust"), file_words(source)
+    assert said["date"] == 3 and said["parse_date"] == 1 and said["bad"] == 1
+    assert "bad" not in tags.references and "str" in said
 
 
 def test_kotlin_extension_functions_are_qualified_by_receiver() -> None:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from repomap import terms as terms_module
 from repomap.build import build
+from repomap.repository import Repository
 from repomap.terms import (
     BM25_B,
     BM25_K1,
@@ -41,7 +42,7 @@ def test_the_file_that_defines_the_named_thing_ranks_first(make_repo: MakeRepo, 
         "shop/pricing.py": "def total_price(items):\n    return sum(i.price for i in items)\n",
         "shop/views.py": "from shop.cart import add_item\n\ndef view(c, i):\n    add_item(c, i)\n",
     })  # fmt: skip
-    index = TermIndex.build(build(root, home=home).tags)
+    index = TermIndex.build(build(root, home=home).tags, document=file_terms)
     scores = index.scores(terms("total_price is wrong when items are empty"))
     assert max(scores, key=scores.__getitem__) == "shop/pricing.py"
     scores = index.scores(terms("add_item raises"))
@@ -52,7 +53,9 @@ def test_kept_files_only_and_no_match_means_no_score(make_repo: MakeRepo, home: 
     root = make_repo(
         {"a.py": "def alpha():\n    pass\n", "tests/test_a.py": "def alpha():\n    pass\n"}
     )
-    index = TermIndex.build(build(root, home=home).tags, keep=lambda p: not p.startswith("tests/"))
+    index = TermIndex.build(
+        build(root, home=home).tags, document=file_terms, keep=lambda p: not p.startswith("tests/")
+    )
     assert len(index) == 1 and list(index.scores(["alpha"])) == ["a.py"]
     assert index.scores(["zebra"]) == {}
     assert index.idf("alpha") > 0 and index.idf("zebra") == 0
@@ -69,13 +72,14 @@ def test_a_text_document_holds_comments_and_strings_the_names_do_not(
         ),
         "io/reader.py": "def read_line(buffer):\n    return buffer.read(80)\n",
     })  # fmt: skip
-    tags = build(root, home=home).tags
-    said = text_terms("io/stream.py", tags["io/stream.py"])
+    repository = Repository.open(root, home=home)
+    tags, words = repository.tags, repository.words()
+    said = text_terms("io/stream.py", words["io/stream.py"])
     assert said["carriage"] == 1 and said["buffer"] == 2 and said["stream"] == 3
     assert file_terms("io/stream.py", tags["io/stream.py"])["carriage"] == 0
     summary = terms("A lone carriage return is not treated as a line break")
-    assert "io/stream.py" not in TermIndex.build(tags).scores(summary)
-    scores = TermIndex.build(tags, document=text_terms).scores(summary)
+    assert "io/stream.py" not in TermIndex.build(tags, document=file_terms).scores(summary)
+    scores = TermIndex.build(words, document=text_terms).scores(summary)
     assert max(scores, key=scores.__getitem__) == "io/stream.py"
 
 
@@ -126,13 +130,13 @@ def test_the_compact_index_scores_exactly_as_the_dict_one(
 
 def test_the_whole_text_index_reads_the_packed_word_counts(make_repo: MakeRepo, home: Path) -> None:
     root = make_repo({"a.py": "# parse the date\ndef f():\n    return 'date'\n", "b.py": "x = 1\n"})
-    tags = build(root, home=home).tags
-    assert dict(tags["a.py"].words.counts()) == count_terms(
+    words = Repository.open(root, home=home).words()
+    assert dict(words["a.py"].counts()) == count_terms(
         "# parse the date\ndef f():\n    return 'date'\n"
     )
-    assert text_terms("a.py", tags["a.py"])["date"] == 2
-    documents = {path: text_terms(path, tags[path]) for path in tags}
-    assert TermIndex.build(tags, document=text_terms).scores(["date", "parse"]) == _dict_bm25(
+    assert text_terms("a.py", words["a.py"])["date"] == 2
+    documents = {path: text_terms(path, words[path]) for path in words}
+    assert TermIndex.build(words, document=text_terms).scores(["date", "parse"]) == _dict_bm25(
         documents, ["date", "parse"]
     )
 
@@ -141,7 +145,7 @@ def test_an_index_built_keeps_no_cache_of_name_terms(make_repo: MakeRepo, home: 
     """The terms of each name are cached while the index is built, and dropped after: a
     repository's names held twice cost ~10 MB per 20,000 files (issue 23)."""
     root = make_repo({"a.py": "def load_notes():\n    return save_notes()\n"})
-    TermIndex.build(build(root, home=home).tags)
+    TermIndex.build(build(root, home=home).tags, document=file_terms)
     assert terms_module._name_terms.cache_info().currsize == 0
 
 

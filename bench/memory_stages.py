@@ -1,0 +1,83 @@
+"""Where a diagnosis's memory goes: RSS after each stage of one offline CLI diagnosis.
+
+    .venv/bin/python bench/memory_stages.py --repo TREE [--report FILE] [--home DIR]
+
+Runs in this process what `diagnoser diagnose` runs, stage by stage — imports, the
+walk and the tags (`Workspace.warm`), the reference graph, the two BM25 indexes, then
+the diagnosis itself — and prints the resident set after each and what each added. Run
+it twice with the same `--home`: the first run builds the caches (cold), the second
+reads them (warm). The tree and report of `bench/memory_bench.py` are the usual input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import tempfile
+import time
+from pathlib import Path
+
+MB = 1 << 20
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repo", type=Path, required=True)
+    parser.add_argument("--report", type=Path, default=Path("bench/.cache/memory/django__django-10554.txt"))
+    parser.add_argument("--home", type=Path, default=None)
+    args = parser.parse_args()
+    home = args.home or Path(tempfile.mkdtemp(prefix="memory-stages-"))
+    os.environ["DIAGNOSER_HOME"] = str(home)  # before any import reads it
+    last = rss_mb()
+    started = time.perf_counter()
+
+    def stage(name: str) -> None:
+        nonlocal last
+        from repomap import allocator
+
+        gc.collect()
+        allocator.release()
+        now = rss_mb()
+        print(f"{name:<34} {now:8.1f} MB  {now - last:+8.1f}  ({time.perf_counter() - started:6.1f} s)", flush=True)
+        last = now
+
+    stage("interpreter")
+    from diagnoser.commands import _intake
+    from diagnoser.models import resolve_models
+    from diagnoser.pipeline import diagnose
+    from diagnoser.settings import Settings
+    from diagnoser.term_indexes import term_index, text_index
+    from diagnoser.workspace import Workspace
+
+    stage("imports")
+    settings = Settings()
+    workspace = Workspace(args.repo, settings)
+    workspace.warm()
+    stage("walk and tags (Workspace.warm)")
+    repository = workspace.repository
+    _ = repository.index
+    graph = repository.graph
+    stage(f"graph ({graph.uses:,} uses, {graph.edges:,} edges)")
+    term_index(repository)
+    stage("term index")
+    text_index(repository)
+    stage("text index")
+    intake = _intake(args.report.read_bytes(), None)
+    outcome = diagnose(
+        intake.report, workspace, models=resolve_models(settings), traces=intake.traces,
+        truncated=intake.truncated,
+    )  # fmt: skip
+    stage(f"diagnosis ({outcome.state.value})")
+    print(f"home: {home}")
+
+
+if __name__ == "__main__":
+    main()
