@@ -61,7 +61,7 @@ def main() -> None:
     settings = Settings()
     workspace = Workspace(args.repo, settings)
     workspace.warm()
-    stage("walk and tags (Workspace.warm)")
+    stage("walk, tags, symbol tables (warm)")
     repository = workspace.repository
     _ = repository.index
     graph = repository.graph

@@ -119,9 +119,11 @@ class Workspace:
         return self._repository
 
     def warm(self) -> None:
-        """Walk the tree and build (or load) the index now, rather than in the first run.
-        Blocking: parses in a process pool when the cache is cold."""
-        self.repository  # noqa: B018 (built on first access)
+        """Walk the tree, build (or load) the index and make the symbol tables every run
+        looks names up in, now rather than in the first run. Blocking: parses in a
+        process pool when the cache is cold. (Made inside the first run, the tables raised
+        the peak of a 20,000-file diagnosis from 274 to 303 MB: docs/benchmarks.md, "Memory".)"""
+        self.repository.index.prepare()
         self.file_paths  # noqa: B018
 
     @property

@@ -81,6 +81,11 @@ class SymbolIndex:
         self._tags = tags
         self._span_cache: dict[str, _Spans] = {}
 
+    def prepare(self) -> None:
+        """Make the lookup tables now, rather than on the first lookup."""
+        self._names_table  # noqa: B018 (made on first access)
+        self._case_variants  # noqa: B018
+
     @property
     def files(self) -> list[str]:
         return list(self._tags)

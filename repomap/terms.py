@@ -15,6 +15,7 @@ exactly matches its users strongly.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 from array import array
 from collections import Counter
@@ -69,32 +70,46 @@ Source = TypeVar("Source", FileTags, Words)
 """What a file's document is made from: its tags (`file_terms`) or its words (`text_terms`)."""
 
 
+def term_key(term: str) -> int:
+    """A term's place in the vocabulary: the first 64 bits of its BLAKE2b hash — the same
+    in every process (Python's `hash` of a string is not), so it can be cached."""
+    digest = hashlib.blake2b(term.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
 class TermIndex:
     """Inverted index of file documents, scored with Okapi BM25.
 
-    Compact: one vocabulary (term → number) and, term by term, the numbers of the files
-    holding it and how often (int32 arrays, CSR-style: `_starts[t]:_starts[t + 1]`),
-    files in the order they were given. As a dict of dicts (term → path → count) the
-    text index of 20,000 files took hundreds of MB (docs/benchmarks.md); scores are the
-    same floats, summed in the same order, returned in the same order.
+    Compact: the vocabulary as the sorted 64-bit hashes of its terms (`term_key`; a
+    term's number is its key's place) and, term by term, the numbers of the files holding
+    it and how often (int32 arrays, CSR-style: `_starts[t]:_starts[t + 1]`), files in the
+    order they were given. As a dict of dicts (term → path → count) the text index of
+    20,000 files took hundreds of MB (docs/benchmarks.md); as a dict of its 184,000 terms
+    its vocabulary alone took 18 MB, their keys take 1.5. Two terms of one index share a
+    key with a chance of about n²/2⁶⁵ (10⁻⁹ for that index): they would count as one.
     """
 
     def __init__(self, documents: Iterable[tuple[str, Mapping[str, int]]]) -> None:
-        self._vocabulary: dict[str, int] = {}
+        vocabulary: dict[str, int] = {}
         self._paths: list[str] = []
         lengths: list[int] = []
         files, numbers, counts = array("i"), array("i"), array("i")
         for path, document in documents:
             files.extend(array("i", [len(self._paths)]) * len(document))
             for term, count in document.items():
-                numbers.append(self._vocabulary.setdefault(term, len(self._vocabulary)))
+                numbers.append(vocabulary.setdefault(term, len(vocabulary)))
                 counts.append(count)
             self._paths.append(path)
             lengths.append(sum(document.values()))
-        order = np.argsort(np.frombuffer(numbers, np.int32), kind="stable")  # files stay in order
+        keys = np.fromiter(map(term_key, vocabulary), np.uint64, len(vocabulary))
+        del vocabulary
+        self._keys, places = np.unique(keys, return_inverse=True)  # one number per key
+        numbered = places[np.frombuffer(numbers, np.int32)]
+        del numbers
+        order = np.argsort(numbered, kind="stable")  # files stay in order
         self._files = np.frombuffer(files, np.int32)[order]
         self._counts = np.frombuffer(counts, np.int32)[order]
-        per_term = np.bincount(np.frombuffer(numbers, np.int32), minlength=len(self._vocabulary))
+        per_term = np.bincount(numbered, minlength=len(self._keys))
         self._starts = np.concatenate(([0], np.cumsum(per_term)))
         average = sum(lengths) / max(len(lengths), 1) or 1.0  # all empty: no posting to norm
         # BM25's length normalisation per file, as the dict version computed it per posting
@@ -127,7 +142,7 @@ class TermIndex:
         """Plain values for the cache (`marshal`), arrays as raw bytes: a warm start reads
         the index instead of building it (seconds on a large tree, and its peak memory)."""
         return {
-            "recipe": RECIPE, "paths": tuple(self._paths), "terms": tuple(self._vocabulary),
+            "recipe": RECIPE, "paths": tuple(self._paths), "keys": self._keys.tobytes(),
             "files": self._files.tobytes(), "counts": self._counts.tobytes(),
             "starts": self._starts.astype(np.int64).tobytes(), "norms": self._norms.tobytes(),
         }  # fmt: skip
@@ -137,7 +152,8 @@ class TermIndex:
         """The inverse of `to_payload`; ValueError for anything it cannot have made (the
         cache is checked, not trusted: `repomap/cache.py`)."""
         try:
-            paths, vocabulary = payload["paths"], payload["terms"]
+            paths = payload["paths"]
+            keys = np.frombuffer(payload["keys"], np.uint64)
             files = np.frombuffer(payload["files"], np.int32)
             counts = np.frombuffer(payload["counts"], np.int32)
             starts = np.frombuffer(payload["starts"], np.int64)
@@ -147,15 +163,11 @@ class TermIndex:
             raise ValueError(f"an index of the wrong shape ({type(exc).__name__})") from exc
         if recipe != RECIPE:
             raise ValueError("an index made another way")
-        if not (
-            type(paths) is tuple
-            and type(vocabulary) is tuple
-            and all(type(p) is str for p in paths)
-            and all(type(t) is str for t in vocabulary)
-        ):
+        if not (type(paths) is tuple and all(type(p) is str for p in paths)):
             raise ValueError("names that are not text")
         if not (
-            len(starts) == len(vocabulary) + 1
+            len(starts) == len(keys) + 1
+            and bool(np.all(keys[1:] > keys[:-1]))  # sorted, each once
             and len(files) == len(counts) == (int(starts[-1]) if len(starts) else -1)
             and int(starts[0]) == 0
             and bool(np.all(np.diff(starts) >= 0))
@@ -166,16 +178,15 @@ class TermIndex:
         ):
             raise ValueError("an inconsistent index")
         index = cls.__new__(cls)
-        index._vocabulary = {term: number for number, term in enumerate(vocabulary)}
-        if len(index._vocabulary) != len(vocabulary):
-            raise ValueError("a term listed twice")
+        index._keys = keys
         index._paths = list(paths)
         index._files, index._counts, index._starts, index._norms = files, counts, starts, norms
         return index
 
     def _postings(self, term: str) -> slice:
-        number = self._vocabulary.get(term)
-        if number is None:
+        key = np.uint64(term_key(term))
+        number = int(np.searchsorted(self._keys, key))
+        if number == len(self._keys) or self._keys[number] != key:
             return slice(0, 0)
         return slice(int(self._starts[number]), int(self._starts[number + 1]))
 

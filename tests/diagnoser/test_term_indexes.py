@@ -79,7 +79,7 @@ def test_an_index_made_another_way_is_rebuilt_and_a_damaged_one_said(
     expected = term_index(repository).scores(["cart"])
     saved = Path(repository.stats.cache_dir) / "terms.bin"
     key, payload = cachefile.read(saved) or (0, {})
-    for change, warned in (({"recipe": "bm25 v0"}, False), ({"terms": 7}, True)):
+    for change, warned in (({"recipe": "bm25 v0"}, False), ({"keys": 7}, True)):
         cachefile.write(saved, {**payload, **change}, key=key)
         again = Workspace(root, home=home).repository
         assert term_index(again).scores(["cart"]) == expected

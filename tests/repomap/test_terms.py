@@ -171,7 +171,8 @@ def _payload(**change: object) -> dict[str, object]:
     [
         ({"recipe": "bm25 v0"}, "made another way"),
         ({"paths": ("a.py", 7)}, "not text"),
-        ({"terms": ("cart", "cart")}, "listed twice"),
+        ({"keys": array("Q", [2, 2]).tobytes()}, "inconsistent"),  # a key twice
+        ({"keys": array("Q", [3, 1]).tobytes()}, "inconsistent"),  # unsorted
         ({"files": array("i", [0, 5, 0]).tobytes()}, "inconsistent"),
         ({"counts": array("i", [1, 1]).tobytes()}, "inconsistent"),
         ({"norms": array("d", [1.0, float("nan")]).tobytes()}, "inconsistent"),
