@@ -3,8 +3,9 @@
     .venv/bin/python bench/memory_stages.py --repo TREE [--report FILE] [--home DIR]
 
 Runs in this process what `diagnoser diagnose` runs, stage by stage — imports, the
-walk and the tags (`Workspace.warm`), the reference graph, the two BM25 indexes, then
-the diagnosis itself — and prints the resident set after each and what each added. Run
+walk, the tags and the symbol tables (`Workspace.warm`), the reference graph, the two
+BM25 indexes, then the diagnosis itself — and prints the resident set after each and
+what each added (freed pages handed back first, as the CLI does), then the peak. Run
 it twice with the same `--home`: the first run builds the caches (cold), the second
 reads them (warm). The tree and report of `bench/memory_bench.py` are the usual input.
 """
@@ -14,16 +15,19 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-MB = 1 << 20
+DEFAULT_REPORT = Path("bench/.cache/memory/django__django-10554.txt")
+"""What `bench/memory_bench.py` writes for its default case."""
 
 
-def rss_mb() -> float:
+def rss_mb(field: str = "VmRSS") -> float:
+    """This process's resident set (VmRSS) or its peak (VmHWM), in MB."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return 0.0
 
@@ -31,7 +35,7 @@ def rss_mb() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repo", type=Path, required=True)
-    parser.add_argument("--report", type=Path, default=Path("bench/.cache/memory/django__django-10554.txt"))
+    parser.add_argument("--report", type=Path, default=DEFAULT_REPORT)
     parser.add_argument("--home", type=Path, default=None)
     args = parser.parse_args()
     home = args.home or Path(tempfile.mkdtemp(prefix="memory-stages-"))
@@ -41,21 +45,21 @@ def main() -> None:
 
     def stage(name: str) -> None:
         nonlocal last
-        from repomap import allocator
-
         gc.collect()
-        allocator.release()
-        now = rss_mb()
-        print(f"{name:<34} {now:8.1f} MB  {now - last:+8.1f}  ({time.perf_counter() - started:6.1f} s)", flush=True)
+        if "repomap.allocator" in sys.modules:  # hand freed pages back, as the CLI does
+            sys.modules["repomap.allocator"].release()
+        now, seconds = rss_mb(), time.perf_counter() - started
+        print(f"{name:<34} {now:8.1f} MB  {now - last:+8.1f}  ({seconds:6.1f} s)", flush=True)
         last = now
 
     stage("interpreter")
-    from diagnoser.commands import _intake
-    from diagnoser.models import resolve_models
-    from diagnoser.pipeline import diagnose
-    from diagnoser.settings import Settings
-    from diagnoser.term_indexes import term_index, text_index
-    from diagnoser.workspace import Workspace
+    # Imported here, after the first reading: what the imports hold is the next stage.
+    from diagnoser.commands import _intake  # noqa: PLC0415
+    from diagnoser.models import resolve_models  # noqa: PLC0415
+    from diagnoser.pipeline import diagnose  # noqa: PLC0415
+    from diagnoser.settings import Settings  # noqa: PLC0415
+    from diagnoser.term_indexes import term_index, text_index  # noqa: PLC0415
+    from diagnoser.workspace import Workspace  # noqa: PLC0415
 
     stage("imports")
     settings = Settings()
@@ -76,7 +80,7 @@ def main() -> None:
         truncated=intake.truncated,
     )  # fmt: skip
     stage(f"diagnosis ({outcome.state.value})")
-    print(f"home: {home}")
+    print(f"peak {rss_mb('VmHWM'):.1f} MB; caches in {home}")
 
 
 if __name__ == "__main__":

@@ -60,7 +60,8 @@ def main() -> None:
     focused = time.perf_counter() - started
     graph = repo.graph
     print(
-        f"{repo.stats.files} files, {len(graph.edge_src)} edges, {len(graph.pair_src)} file pairs: "
+        f"{repo.stats.files} files, {graph.edges} edges from {graph.uses} uses and "
+        f"{len(graph.link_file)} links: "
         f"cold {cold:.2f} s, warm open+map {warm:.3f} s, "
         f"rank {unfocused * 1000:.0f} ms unfocused / {focused * 1000:.0f} ms focused"
     )
