@@ -104,12 +104,17 @@ class TermIndex:
         keys = np.fromiter(map(term_key, vocabulary), np.uint64, len(vocabulary))
         del vocabulary
         self._keys, places = np.unique(keys, return_inverse=True)  # one number per key
-        numbered = places[np.frombuffer(numbers, np.int32)]
-        del numbers
-        order = np.argsort(numbered, kind="stable")  # files stay in order
-        self._files = np.frombuffer(files, np.int32)[order]
-        self._counts = np.frombuffer(counts, np.int32)[order]
+        # Each posting's term, in key order; the temporaries go as soon as they are used:
+        # a 20,000-file text index has 3.5 million postings, 14 MB per int32 array.
+        numbered = places.astype(np.int32)[np.frombuffer(numbers, np.int32)]
+        del numbers, places
         per_term = np.bincount(numbered, minlength=len(self._keys))
+        order = np.argsort(numbered, kind="stable")  # files stay in order
+        del numbered
+        self._files = np.frombuffer(files, np.int32)[order]
+        del files
+        self._counts = np.frombuffer(counts, np.int32)[order]
+        del counts, order
         self._starts = np.concatenate(([0], np.cumsum(per_term)))
         average = sum(lengths) / max(len(lengths), 1) or 1.0  # all empty: no posting to norm
         # BM25's length normalisation per file, as the dict version computed it per posting
