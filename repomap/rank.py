@@ -92,12 +92,12 @@ class _Walk:
     """The random walk's edges for one focus, as sums over uses and links.
 
     An edge of identifier i from file r (a use, weight w) to file d (a link) weighs
-    w × weight(d), and its reverse w × REVERSE_EDGE_WEIGHT × weight(r); a focused
-    identifier's weigh FOCUS_IDENT_WEIGHT more; no file has an edge to itself. A sum over
-    every edge of i is then (sum over its uses) × (sum over its links), less the terms
-    where both are one file — known per use (`use_self`) and per link (`link_use`).
-    Nothing here is edge-sized: a 20,000-file tree has millions of edges, and its uses and
-    links are a tenth of that."""
+    w × weight(d), and its reverse w × REVERSE_EDGE_WEIGHT × weight(r); the edges of a
+    focused identifier weigh FOCUS_IDENT_WEIGHT times more; no file has an edge to itself.
+    A sum over every edge of i is then (sum over its uses) × (sum over its links), less
+    the terms where both are one file — known per use (`use_self`) and per link
+    (`link_use`). Nothing here is edge-sized: a 20,000-file tree has millions of edges,
+    and its uses and links are a sixteenth of that (docs/benchmarks.md, "Memory")."""
 
     def __init__(self, graph: ReferenceGraph, focused: IntArray) -> None:
         self._graph = g = graph
