@@ -205,3 +205,25 @@ def test_scores_are_the_same_floats_whatever_the_hash_seed() -> None:
         for seed in (1, 2, 3)
     }  # fmt: skip
     assert len(runs) == 1
+
+
+def test_an_index_saved_by_another_process_finds_the_same_terms() -> None:
+    """The cache outlives the process that built it: a term's key must not depend on
+    PYTHONHASHSEED, as Python's own string hash does."""
+    script = (
+        "import marshal, sys\n"
+        "from collections import Counter\n"
+        "from repomap.terms import TermIndex\n"
+        "docs = {'a.py': Counter({'cart': 2, 'total': 1}), 'b.py': Counter({'cart': 1})}\n"
+        "sys.stdout.buffer.write(marshal.dumps(TermIndex(docs.items()).to_payload()))\n"
+    )
+    saved = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, check=True,
+        env={**os.environ, "PYTHONHASHSEED": "7"},
+    ).stdout  # fmt: skip
+    here = TermIndex.from_payload(marshal.loads(saved))
+    assert set(here.scores(["cart"])) == {"a.py", "b.py"} and set(here.scores(["total"])) == {
+        "a.py"
+    }
+    built_here = TermIndex.from_payload(_payload())
+    assert here.scores(["cart", "total"]) == built_here.scores(["cart", "total"])
