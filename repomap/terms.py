@@ -93,14 +93,15 @@ class TermIndex:
         vocabulary: dict[str, int] = {}
         self._paths: list[str] = []
         lengths: list[int] = []
-        files, numbers, counts = array("i"), array("i"), array("i")
+        distinct = array("i")  # per file, how many postings it has
+        numbers, counts = array("i"), array("i")
         for path, document in documents:
-            files.extend(array("i", [len(self._paths)]) * len(document))
             for term, count in document.items():
                 numbers.append(vocabulary.setdefault(term, len(vocabulary)))
                 counts.append(count)
             self._paths.append(path)
             lengths.append(sum(document.values()))
+            distinct.append(len(document))
         keys = np.fromiter(map(term_key, vocabulary), np.uint64, len(vocabulary))
         del vocabulary
         self._keys, places = np.unique(keys, return_inverse=True)  # one number per key
@@ -111,8 +112,9 @@ class TermIndex:
         per_term = np.bincount(numbered, minlength=len(self._keys))
         order = np.argsort(numbered, kind="stable")  # files stay in order
         del numbered
-        self._files = np.frombuffer(files, np.int32)[order]
-        del files
+        # Each posting's file, made only now from how many each file has
+        numbered_files = np.arange(len(distinct), dtype=np.int32)
+        self._files = np.repeat(numbered_files, np.frombuffer(distinct, np.int32))[order]
         self._counts = np.frombuffer(counts, np.int32)[order]
         del counts, order
         self._starts = np.concatenate(([0], np.cumsum(per_term)))
