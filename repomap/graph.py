@@ -263,7 +263,7 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     pairs = np.unique(defs_ident * _PAIR + defs_file)
     pair_ident = pairs // _PAIR
     definers = np.bincount(pair_ident, minlength=len(idents))
-    own = _found(pairs, refs_ident * _PAIR + refs_file)
+    own = _positions(pairs, refs_ident * _PAIR + refs_file) >= 0
     # A name defined in that many files (`__init__`, `setUp`) says nothing about which
     # one; a name only the using file defines points nowhere else.
     fan = definers[refs_ident]
@@ -297,22 +297,14 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     )
 
 
-def _found(sorted_keys: IntArray, keys: IntArray) -> BoolArray:
-    """Whether each of `keys` is among `sorted_keys` (sorted, distinct)."""
-    if not len(sorted_keys):
-        return np.zeros(len(keys), dtype=bool)
-    slot = np.clip(np.searchsorted(sorted_keys, keys), 0, len(sorted_keys) - 1)
-    found: BoolArray = sorted_keys[slot] == keys
-    return found
-
-
 def _positions(keys: IntArray, wanted: IntArray) -> Index:
     """Where each of `wanted` is among the distinct `keys` (in any order), or -1."""
+    if not len(keys):
+        return np.full(len(wanted), -1, dtype=np.int32)
     order = np.argsort(keys, kind="stable")
     ordered = keys[order]
-    found = _found(ordered, wanted)
-    slot = np.clip(np.searchsorted(ordered, wanted), 0, max(len(ordered) - 1, 0))
-    return np.where(found, order[slot] if len(order) else -1, -1).astype(np.int32)
+    slot = np.clip(np.searchsorted(ordered, wanted), 0, len(ordered) - 1)
+    return np.where(ordered[slot] == wanted, order[slot], -1).astype(np.int32)
 
 
 def _ident_quality(idents: dict[str, int], definers: IntArray, used: IntArray) -> FloatArray:
