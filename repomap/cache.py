@@ -395,14 +395,19 @@ def save(directory: Path, files: Mapping[str, CachedFile], *, seeds: Sequence[Pa
     """Write `tags.bin` and `words.bin` atomically, each. Words are taken from memory
     (files parsed since the last save), else from this directory's words.bin or a
     `seeds`' (another tree's cache) for the same content; once written they are dropped
-    from memory (`WordsView` reads them back)."""
+    from memory (`WordsView` reads them back). A save that parsed nothing and keeps the
+    same files (a file touched, its content unchanged) leaves `words.bin` as it is."""
     cachefile.write(
         directory / TAGS_FILE, {path: cached.encode() for path, cached in files.items()}
     )
+    parsed = any(cached.words is not None for cached in files.values())
+    own: dict[str, tuple[str, bytes]] = {}
     known: dict[str, tuple[str, bytes]] = {}
     if any(cached.has_tags and cached.words is None for cached in files.values()):
-        for source in (*reversed(seeds), directory):  # this tree's own words win
+        own = load_words(directory)
+        for source in reversed(seeds):
             known.update(load_words(source))
+        known.update(own)  # this tree's own words win
     table: dict[str, tuple[str, bytes]] = {}
     for path, cached in files.items():
         if cached.words is not None:
@@ -410,7 +415,8 @@ def save(directory: Path, files: Mapping[str, CachedFile], *, seeds: Sequence[Pa
         elif cached.has_tags and known.get(path, ("",))[0] == cached.digest:
             table[path] = known[path]
     del known
-    cachefile.write(directory / WORDS_FILE, table)
+    if parsed or table.keys() != own.keys():  # else the file holds this table already
+        cachefile.write(directory / WORDS_FILE, table)
     for cached in files.values():
         cached.words = None
 

@@ -165,3 +165,21 @@ def test_words_the_cache_lost_are_counted_again_from_the_files(
 def test_words_without_a_cache_come_from_the_parse(make_repo: MakeRepo) -> None:
     root = make_repo(WORDY)
     assert words_of(Repository.open(root, use_cache=False)) == counted(root)
+
+
+def test_touching_a_file_leaves_the_words_file_as_it_is(make_repo: MakeRepo, home: Path) -> None:
+    """A save that parsed nothing and keeps the same files writes tags.bin (new mtimes)
+    but not words.bin again: it would be the same bytes, the largest cache file."""
+    root = make_repo(WORDY)
+    directory = Path(Repository.open(root, home=home).stats.cache_dir)
+    words_file, tags_file = directory / cache.WORDS_FILE, directory / cache.TAGS_FILE
+    before = (words_file.stat().st_ino, tags_file.stat().st_ino)
+    stat = (root / "a.py").stat()
+    os.utime(root / "a.py", ns=(stat.st_atime_ns, stat.st_mtime_ns + 3_000_000_000))
+    again = Repository.open(root, home=home)
+    assert again.stats.parsed == 0
+    assert words_file.stat().st_ino == before[0] and tags_file.stat().st_ino != before[1]
+    assert words_of(again) == counted(root)
+    (root / "b.py").unlink()  # one file fewer: written again, without it
+    assert set(words_of(Repository.open(root, home=home))) == {"a.py"}
+    assert set(cache.load_words(directory)) == {"a.py"}
