@@ -5,7 +5,8 @@
 Runs in this process what `diagnoser diagnose` runs, stage by stage — imports, the
 walk, the tags and the symbol tables (`Workspace.warm`), the reference graph, the two
 BM25 indexes, then the diagnosis itself — and prints the resident set after each and
-what each added (freed pages handed back first, as the CLI does), then the peak. Run
+what each added (freed pages handed back first, as the CLI does) and the highest it
+rose while that stage ran (the peak is reset between stages), then the peak. Run
 it twice with the same `--home`: the first run builds the caches (cold), the second
 reads them (warm). The tree and report of `bench/memory_bench.py` are the usual input.
 """
@@ -32,6 +33,12 @@ def rss_mb(field: str = "VmRSS") -> float:
     return 0.0
 
 
+def reset_peak() -> None:
+    """Start VmHWM again from the current resident set (Linux: `clear_refs` 5)."""
+    with open("/proc/self/clear_refs", "w") as handle:
+        handle.write("5")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repo", type=Path, required=True)
@@ -40,17 +47,23 @@ def main() -> None:
     args = parser.parse_args()
     home = args.home or Path(tempfile.mkdtemp(prefix="memory-stages-"))
     os.environ["DIAGNOSER_HOME"] = str(home)  # before any import reads it
-    last = rss_mb()
+    last, highest = rss_mb(), 0.0
     started = time.perf_counter()
 
     def stage(name: str) -> None:
-        nonlocal last
+        nonlocal last, highest
+        peak = rss_mb("VmHWM")
+        highest = max(highest, peak)
         gc.collect()
         if "repomap.allocator" in sys.modules:  # hand freed pages back, as the CLI does
             sys.modules["repomap.allocator"].release()
         now, seconds = rss_mb(), time.perf_counter() - started
-        print(f"{name:<34} {now:8.1f} MB  {now - last:+8.1f}  ({seconds:6.1f} s)", flush=True)
+        print(
+            f"{name:<34} {now:8.1f} MB  {now - last:+8.1f}  peak {peak:8.1f}  ({seconds:6.1f} s)",
+            flush=True,
+        )
         last = now
+        reset_peak()
 
     stage("interpreter")
     # Imported here, after the first reading: what the imports hold is the next stage.
@@ -80,7 +93,7 @@ def main() -> None:
         truncated=intake.truncated,
     )  # fmt: skip
     stage(f"diagnosis ({outcome.state.value})")
-    print(f"peak {rss_mb('VmHWM'):.1f} MB; caches in {home}")
+    print(f"peak {highest:.1f} MB; caches in {home}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from repomap import cache
+from repomap import cache, wordsfile
 from repomap.constants import (
     BINARY_SNIFF_BYTES,
     GENERATED_MARKERS,
@@ -326,7 +326,7 @@ def tag_file(root: Path, entry: FileEntry) -> cache.CachedFile:
     tags = extract_tags(data, entry.language)
     if tags.syntax_error:
         notes.append("syntax errors; definitions are best-effort")
-    words = cache.pack_words(file_words(data))
+    words = wordsfile.pack_words(file_words(data))
     return cache.CachedFile(
         entry.size, entry.mtime_ns, digest, tags, notes=tuple(notes), words=words
     )

@@ -4,9 +4,9 @@ Layout: `$DIAGNOSER_HOME/repomap/<hash of the repo's absolute path>/`
 (`DIAGNOSER_HOME` defaults to the user cache dir):
 
 - `tags.bin` — every file's size, mtime, content hash and tags;
-- `words.bin` — every file's word counts (`repomap.tags.Words`) with its content hash:
-  only the text index reads them, and only when it is built, so they are not held with
-  the tags (`WordsView`);
+- `words.bin` — every file's word counts (`repomap.tags.Words`) with its content hash
+  (`wordsfile.py`): only the text index reads them, and only when it is built, so they
+  are not held with the tags (`WordsView`);
 - `graph.bin` and the term indexes — derived from those tags (keyed by `content_key`:
   paths and content hashes), so a warm start skips rebuilding them.
 
@@ -46,14 +46,13 @@ from typing import Any
 
 import platformdirs
 
-from repomap import cachefile
+from repomap import cachefile, wordsfile
 from repomap.cachefile import CacheError
 from repomap.constants import APP_NAME, HOME_ENV_VAR
 from repomap.errors import InvalidRepoError
 from repomap.tags import Definitions, FileTags, References, Words
 
 TAGS_FILE = "tags.bin"
-WORDS_FILE = "words.bin"
 GRAPH_FILE = "graph.bin"
 _EMPTY = FileTags(Definitions("", b"", 0), References((), b"", b""), syntax_error=False)
 """What a file whose damaged tags could not be re-parsed (it vanished since) maps to."""
@@ -98,7 +97,7 @@ class CachedFile:
         # 1,000 files for as long as the repository stayed open.
         self._packed = packed if tags is None else None
         self.words = words
-        """The file's word counts (`pack_words`), held from its parse until `save` has
+        """The file's word counts (`wordsfile.pack_words`), held from its parse until `save` has
         written them to words.bin; None after that, or when read from the cache."""
 
     @property
@@ -179,26 +178,6 @@ def _pack(tags: FileTags) -> bytes:
     return marshal.dumps((texts, numbers, tags.references.packed(), tags.syntax_error))
 
 
-def pack_words(words: Words) -> bytes:
-    return marshal.dumps(words.packed())
-
-
-def unpack_words(packed: bytes) -> Words:
-    """The words `pack_words` made; CacheError for anything else."""
-    try:
-        terms, tallies = marshal.loads(packed)
-        if not (type(terms) is str and type(tallies) is bytes):
-            raise CacheError("word counts with fields of the wrong type")
-        words = Words(terms, tallies)  # ValueError unless whole uint32s
-    except CacheError:
-        raise
-    except Exception as exc:  # whatever shape marshal produced
-        raise CacheError(f"undecodable word counts ({type(exc).__name__})") from exc
-    if (terms.count(_SEP) + 1 if terms else 0) != len(words):
-        raise CacheError("word counts that disagree with their words")
-    return words
-
-
 def _unpack(packed: bytes, count: int) -> FileTags:
     """The tags `_pack` made, checked to hold `count` definitions; CacheError otherwise."""
     try:
@@ -276,31 +255,28 @@ class TagsView(Mapping[str, FileTags]):
 
 class WordsView(Mapping[str, Words]):
     """Path → word counts of every file that has tags, decoded when asked: the words a
-    file's parse left in memory (not yet saved), else words.bin's, else counted again by
-    `recount` (a file words.bin lacks or has for other content).
-
-    Made for one pass — building the text index. words.bin is read whole on the first
-    access, and each file's stored words are handed out once and let go (56 MB on a
-    20,000-file tree: held to the end of the pass, they were part of its peak). A second
-    read of a file counts its words again."""
+    file's parse left in memory (not yet saved), else words.bin's (read one file at a
+    time: `wordsfile.StoredWords`), else counted again by `recount` (a file words.bin
+    lacks, or has for other content or damaged). Made for one pass — building the text
+    index: nothing read is kept."""
 
     def __init__(
         self, tags: TagsView, directory: Path | None, recount: Callable[[str], Words]
     ) -> None:
         self._tags, self._directory, self._recount = tags, directory, recount
-        self._stored: dict[str, tuple[str, bytes]] | None = None
+        self._stored: wordsfile.StoredWords | None = None
 
     def __getitem__(self, path: str) -> Words:
         cached = self._tags.cached(path)
         packed = cached.words
         if packed is None and self._directory is not None:
             if self._stored is None:
-                self._stored = load_words(self._directory)
-            digest, packed = self._stored.pop(path, ("", None))
+                self._stored = wordsfile.StoredWords(self._directory)
+            digest, packed = self._stored.read(path) or ("", None)
             packed = packed if digest == cached.digest else None
         if packed is not None:
             with contextlib.suppress(CacheError):
-                return unpack_words(packed)
+                return wordsfile.unpack_words(packed)
         return self._recount(path)
 
     def __iter__(self) -> Iterator[str]:
@@ -394,52 +370,22 @@ def _checked_path(path: object) -> str:
 def save(directory: Path, files: Mapping[str, CachedFile], *, seeds: Sequence[Path] = ()) -> None:
     """Write `tags.bin` and `words.bin` atomically, each. Words are taken from memory
     (files parsed since the last save), else from this directory's words.bin or a
-    `seeds`' (another tree's cache) for the same content; once written they are dropped
-    from memory (`WordsView` reads them back). A save that parsed nothing and keeps the
-    same files (a file touched, its content unchanged) leaves `words.bin` as it is."""
+    `seeds`' (another tree's cache) for the same content (`wordsfile.save`); once
+    written they are dropped from memory (`WordsView` reads them back)."""
     cachefile.write(
         directory / TAGS_FILE, {path: cached.encode() for path, cached in files.items()}
     )
-    parsed = any(cached.words is not None for cached in files.values())
-    own: dict[str, tuple[str, bytes]] = {}
-    known: dict[str, tuple[str, bytes]] = {}
-    if any(cached.has_tags and cached.words is None for cached in files.values()):
-        own = load_words(directory)
-        for source in reversed(seeds):
-            known.update(load_words(source))
-        known.update(own)  # this tree's own words win
-    table: dict[str, tuple[str, bytes]] = {}
-    for path, cached in files.items():
-        if cached.words is not None:
-            table[path] = (cached.digest, cached.words)
-        elif cached.has_tags and known.get(path, ("",))[0] == cached.digest:
-            table[path] = known[path]
-    del known
-    if parsed or table.keys() != own.keys():  # else the file holds this table already
-        cachefile.write(directory / WORDS_FILE, table)
+    wordsfile.save(
+        directory,
+        (
+            (path, cached.digest, cached.words)
+            for path, cached in files.items()
+            if cached.words is not None or cached.has_tags
+        ),
+        seeds=seeds,
+    )
     for cached in files.values():
         cached.words = None
-
-
-def load_words(directory: Path) -> dict[str, tuple[str, bytes]]:
-    """words.bin: path → (content hash, packed words); empty when it is missing or
-    unusable (the words are counted again from the files, `WordsView`)."""
-    try:
-        found = cachefile.read(directory / WORDS_FILE)
-    except CacheError:
-        return {}
-    table = found[1] if found is not None else None
-    if type(table) is not dict:
-        return {}
-    return {
-        path: entry
-        for path, entry in table.items()
-        if type(path) is str
-        and type(entry) is tuple
-        and len(entry) == 2
-        and type(entry[0]) is str
-        and type(entry[1]) is bytes
-    }
 
 
 def load_blob(directory: Path, name: str, *, key: int) -> Any:

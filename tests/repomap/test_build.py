@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from repomap import build as build_module
-from repomap import cache
+from repomap import wordsfile
 from repomap.build import build
 from repomap.constants import MAX_FILE_BYTES, MIN_FILES_FOR_POOL
 from repomap.deny import DenyList
@@ -243,8 +243,9 @@ def test_a_seed_tree_lends_its_tags_to_files_of_the_same_content(
     assert (seeded.stats.parsed, seeded.stats.reused) == (2, 1)  # b and d parsed; a lent
     assert seeded.tags == build(new, use_cache=False).tags  # as a cold build of it says
     # a lent file's words come from the seed's words.bin, with the tags
-    lent = cache.load_words(Path(seeded.stats.cache_dir))
+    lent = wordsfile.StoredWords(Path(seeded.stats.cache_dir))
     assert set(lent) == {"a.py", "b.py", "d.py"}
-    assert lent["a.py"] == cache.load_words(Path(build(old, home=home).stats.cache_dir))["a.py"]
+    original = wordsfile.StoredWords(Path(build(old, home=home).stats.cache_dir))
+    assert lent.read("a.py") == original.read("a.py") is not None
     assert build(new, home=home, seed=old).stats.parsed == 0  # its own cache now
     assert build(new, home=home, seed=tmp_path / "gone").stats.parsed == 0

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from repomap import cache, cachefile
+from repomap import cache, cachefile, wordsfile
 from repomap.build import build
 from repomap.cachefile import CacheError
-from repomap.tags import Words, extract_tags, file_words
+from repomap.tags import extract_tags, file_words
 from tests.conftest import MakeRepo
 
 NOTE = "class Note:\n    def save(self):\n        return store(self)\n"
@@ -67,29 +67,12 @@ def test_damaged_tags_raise_cache_error_when_decoded(blob: bytes) -> None:
         _ = damaged.tags
 
 
-@pytest.mark.parametrize(
-    "words",
-    [
-        {"word": 2},  # format 6's dict
-        ("a\0b", b"\1\0\0\0"),  # two words, one count
-        ("", b"\1\0\0\0"),  # a count, no word
-        ("a", b"\1\0"),  # half a count
-        (b"a", b"\1\0\0\0"),  # words that are not text
-    ],
-)
-def test_damaged_word_counts_raise_cache_error_when_decoded(words: object) -> None:
-    with pytest.raises(CacheError):
-        cache.unpack_words(marshal.dumps(words))
-    good = cache.pack_words(Words.from_counts({"a": 1, "b": 2}))
-    assert dict(cache.unpack_words(good)) == {"a": 1, "b": 2}
-
-
 def test_a_parsed_file_crosses_from_its_worker_with_its_words() -> None:
-    words = cache.pack_words(file_words(NOTE.encode()))
+    words = wordsfile.pack_words(file_words(NOTE.encode()))
     parsed = cache.CachedFile(1, 1, "d", extract_tags(NOTE.encode(), "python"), words=words)
     again = pickle.loads(pickle.dumps(parsed))
     assert again.words == words and again.tags == parsed.tags
-    assert dict(cache.unpack_words(words))["store"] == 1
+    assert dict(wordsfile.unpack_words(words))["store"] == 1
 
 
 def test_view_repairs_every_damaged_file_in_one_pass() -> None:

@@ -143,3 +143,53 @@ def test_a_tail_table_that_lies_is_refused(tmp_path: Path) -> None:
     path.write_bytes(header + head + b"\0\0\0\0")
     with pytest.raises(cachefile.CacheError, match="disagrees"):
         cachefile.read(path)
+
+
+def test_a_stream_is_written_from_its_chunks_and_read_back_by_ranges(tmp_path: Path) -> None:
+    path = tmp_path / "x.bin"
+    chunks = [b"abc", b"", b"defgh", b"\x00" * BIG]
+    stream = cachefile.Stream(sum(map(len, chunks)), iter(chunks))
+    cachefile.write(path, {"index": (1, 2), "part": stream, "small": b"s"}, key=5)
+    # the same file a whole read takes, its CRCs and all
+    assert cachefile.read(path) == (5, {"index": (1, 2), "part": b"".join(chunks), "small": b"s"})
+    ranges = cachefile.open_ranges(path)
+    assert ranges is not None and ranges.payload == {"index": (1, 2), "small": b"s"}
+    assert ranges.parts == {"part": 8 + BIG}
+    assert ranges.read("part", 3, 5) == b"defgh" and ranges.read("part", 0, 0) == b""
+    for start, length in [(-1, 2), (8 + BIG, 1), (BIG, 9)]:
+        with pytest.raises(cachefile.CacheError, match="outside"):
+            ranges.read("part", start, length)
+    with pytest.raises(cachefile.CacheError, match="outside"):
+        ranges.read("index", 0, 1)
+    ranges.close()
+
+
+def test_a_stream_that_breaks_its_length_leaves_no_file(tmp_path: Path) -> None:
+    path = tmp_path / "x.bin"
+    with pytest.raises(ValueError, match="3 bytes, said 4"):
+        cachefile.write(path, {"part": cachefile.Stream(4, [b"abc"])})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ranges_of_a_file_that_shrank_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "x.bin"
+    cachefile.write(path, {"part": cachefile.Stream(BIG, [bytes(BIG)])})
+    ranges = cachefile.open_ranges(path)
+    assert ranges is not None
+    os.truncate(path, path.stat().st_size - 10)
+    with pytest.raises(cachefile.CacheError, match="truncated"):
+        ranges.read("part", BIG - 20, 20)
+    assert ranges.read("part", 0, 20) == bytes(20)
+
+
+def test_ranges_of_a_damaged_head_are_refused_and_close_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "x.bin"
+    cachefile.write(path, {"part": cachefile.Stream(3, [b"abc"])})
+    blob = bytearray(path.read_bytes())
+    blob[cachefile.HEADER.size] ^= 0xFF
+    path.write_bytes(bytes(blob))
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(cachefile.CacheError, match=r"x\.bin was corrupt"):
+        cachefile.open_ranges(path)
+    assert len(os.listdir("/proc/self/fd")) == before
+    assert cachefile.open_ranges(tmp_path / "none.bin") is None

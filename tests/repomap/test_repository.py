@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from repomap import cache, cachefile
+from repomap import cache, cachefile, wordsfile
 from repomap import repository as repository_module
 from repomap.graph import ReferenceGraph
 from repomap.repository import Repository
@@ -151,14 +151,14 @@ def test_words_the_cache_lost_are_counted_again_from_the_files(
     damage: str, make_repo: MakeRepo, home: Path
 ) -> None:
     root = make_repo(WORDY)
-    words_file = Path(Repository.open(root, home=home).stats.cache_dir) / cache.WORDS_FILE
+    words_file = Path(Repository.open(root, home=home).stats.cache_dir) / wordsfile.WORDS_FILE
     if damage == "missing":
         words_file.unlink()
     elif damage == "not a cache file":
         words_file.write_bytes(b"junk")
     else:
-        stale = cache.pack_words(Words.from_counts({"stale": 1}))  # another content's words
-        cachefile.write(words_file, {path: ("another digest", stale) for path in WORDY})
+        stale = wordsfile.pack_words(Words.from_counts({"stale": 1}))  # another content's words
+        wordsfile.save(words_file.parent, [(path, "another", stale) for path in WORDY], seeds=())
     assert words_of(Repository.open(root, home=home)) == counted(root)
 
 
@@ -172,7 +172,7 @@ def test_touching_a_file_leaves_the_words_file_as_it_is(make_repo: MakeRepo, hom
     but not words.bin again: it would be the same bytes, the largest cache file."""
     root = make_repo(WORDY)
     directory = Path(Repository.open(root, home=home).stats.cache_dir)
-    words_file, tags_file = directory / cache.WORDS_FILE, directory / cache.TAGS_FILE
+    words_file, tags_file = directory / wordsfile.WORDS_FILE, directory / cache.TAGS_FILE
     before = (words_file.stat().st_ino, tags_file.stat().st_ino)
     stat = (root / "a.py").stat()
     os.utime(root / "a.py", ns=(stat.st_atime_ns, stat.st_mtime_ns + 3_000_000_000))
@@ -182,4 +182,4 @@ def test_touching_a_file_leaves_the_words_file_as_it_is(make_repo: MakeRepo, hom
     assert words_of(again) == counted(root)
     (root / "b.py").unlink()  # one file fewer: written again, without it
     assert set(words_of(Repository.open(root, home=home))) == {"a.py"}
-    assert set(cache.load_words(directory)) == {"a.py"}
+    assert set(wordsfile.StoredWords(directory)) == {"a.py"}
