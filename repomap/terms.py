@@ -77,6 +77,33 @@ def term_key(term: str) -> int:
     return int.from_bytes(digest, "little")
 
 
+def _by_term(
+    numbered: npt.NDArray[np.int32],
+    counts: array[int],
+    distinct: array[int],
+    starts: npt.NDArray[np.int64],
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """The postings (file after file, `distinct[f]` each: term `numbered[i]`, `counts[i]`
+    times) laid out term after term from `starts`, files in order within a term: each
+    posting's file and count. A counting sort, one file at a time — a file holds a term
+    at most once, so its postings go to distinct places at once. A stable argsort did
+    the same with an int64 permutation and the sort's own buffer, 42 MB more at the peak
+    of a 20,000-file text index."""
+    files = np.empty(len(numbered), np.int32)
+    placed = np.empty(len(numbered), np.int32)
+    tallies = np.frombuffer(counts, np.int32)
+    cursor = starts[:-1].copy()  # where each term's next posting goes
+    first = 0
+    for number, size in enumerate(distinct):
+        terms = numbered[first : first + size]
+        places = cursor[terms]
+        files[places] = number
+        placed[places] = tallies[first : first + size]
+        cursor[terms] += 1
+        first += size
+    return files, placed
+
+
 class TermIndex:
     """Inverted index of file documents, scored with Okapi BM25.
 
@@ -110,14 +137,9 @@ class TermIndex:
         numbered = places.astype(np.int32)[np.frombuffer(numbers, np.int32)]
         del numbers, places
         per_term = np.bincount(numbered, minlength=len(self._keys))
-        order = np.argsort(numbered, kind="stable")  # files stay in order
-        del numbered
-        # Each posting's file, made only now from how many each file has
-        numbered_files = np.arange(len(distinct), dtype=np.int32)
-        self._files = np.repeat(numbered_files, np.frombuffer(distinct, np.int32))[order]
-        self._counts = np.frombuffer(counts, np.int32)[order]
-        del counts, order
         self._starts = np.concatenate(([0], np.cumsum(per_term)))
+        self._files, self._counts = _by_term(numbered, counts, distinct, self._starts)
+        del numbered, counts
         average = sum(lengths) / max(len(lengths), 1) or 1.0  # all empty: no posting to norm
         # BM25's length normalisation per file, as the dict version computed it per posting
         self._norms = BM25_K1 * (1 - BM25_B + BM25_B * np.array(lengths, np.float64) / average)
