@@ -240,14 +240,14 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     idents: dict[str, int] = {}
     # typed arrays, not lists: a list holds an 8-byte pointer and often an int object per
     # entry, and 20,000 files have millions of references
-    def_file, def_index, def_ident, def_line = (array("q") for _ in range(4))
+    def_file, def_index, def_ident, def_line = (array("i") for _ in range(4))
     for number, path in enumerate(paths):
         for index, definition in enumerate(tags[path].definitions):
             def_file.append(number)
             def_index.append(index)
             def_ident.append(idents.setdefault(definition.name, len(idents)))
             def_line.append(definition.line)
-    ref_file, ref_ident, ref_count = (array("q") for _ in range(3))
+    ref_file, ref_ident, ref_count = (array("i") for _ in range(3))
     for number, path in enumerate(paths):
         for name, uses in tags[path].references.counts():
             known = idents.get(name)
@@ -255,21 +255,21 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
                 ref_file.append(number)
                 ref_ident.append(known)
                 ref_count.append(uses)
-    defs_file = np.frombuffer(def_file, dtype=np.int64)
-    defs_ident = np.frombuffer(def_ident, dtype=np.int64)
-    refs_file = np.frombuffer(ref_file, dtype=np.int64)
-    refs_ident = np.frombuffer(ref_ident, dtype=np.int64)
+    defs_file = np.frombuffer(def_file, dtype=np.int32)
+    defs_ident = np.frombuffer(def_ident, dtype=np.int32)
+    refs_file = np.frombuffer(ref_file, dtype=np.int32)
+    refs_ident = np.frombuffer(ref_ident, dtype=np.int32)
     # (identifier, file) of every file defining each identifier, sorted: the candidate links
-    pairs = np.unique(defs_ident * _PAIR + defs_file)
+    pairs = np.unique(_pair_keys(defs_ident, defs_file))
     pair_ident = pairs // _PAIR
     definers = np.bincount(pair_ident, minlength=len(idents))
-    own = _positions(pairs, refs_ident * _PAIR + refs_file) >= 0
+    own = _positions(pairs, _pair_keys(refs_ident, refs_file)) >= 0
     # A name defined in that many files (`__init__`, `setUp`) says nothing about which
     # one; a name only the using file defines points nowhere else.
     fan = definers[refs_ident]
     edged = (fan <= MAX_DEFINERS) & (fan > own)
     use_file, use_ident = refs_file[edged], refs_ident[edged]
-    count = np.frombuffer(ref_count, dtype=np.int64)[edged].astype(np.float64)
+    count = np.frombuffer(ref_count, dtype=np.int32)[edged].astype(np.float64)
     quality = _ident_quality(idents, definers, used=use_ident)
     linked = np.zeros(len(idents), dtype=bool)
     linked[use_ident] = True
@@ -277,15 +277,15 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     del pairs, pair_ident
     link_ident, link_file = links // _PAIR, links % _PAIR
     small = np.int32
-    link_use = _positions(use_ident * _PAIR + use_file, links)
+    link_use = _positions(_pair_keys(use_ident, use_file), links)
     return ReferenceGraph(
         paths=paths,
         idents=idents,
         def_file=defs_file.astype(small),
-        def_index=np.frombuffer(def_index, dtype=np.int64).astype(small),
+        def_index=np.frombuffer(def_index, dtype=np.int32).astype(small),
         def_ident=defs_ident.astype(small),
-        def_line=np.frombuffer(def_line, dtype=np.int64).astype(small),
-        def_link=_positions(links, defs_ident * _PAIR + defs_file),
+        def_line=np.frombuffer(def_line, dtype=np.int32).astype(small),
+        def_link=_positions(links, _pair_keys(defs_ident, defs_file)),
         file_weight=_copy_weights(paths),
         use_file=use_file.astype(small),
         use_ident=use_ident.astype(small),
@@ -295,6 +295,11 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
         link_use=link_use,
         use_self=_self_uses(link_use, uses=len(use_file)),
     )
+
+
+def _pair_keys(idents: IntArray, files: IntArray) -> IntArray:
+    """One int64 key per (identifier, file), ordered by identifier then file."""
+    return idents.astype(np.int64) * _PAIR + files
 
 
 def _positions(keys: IntArray, wanted: IntArray) -> Index:
