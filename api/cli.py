@@ -50,10 +50,10 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == [SERVE]:
-        allocator.limit_arenas()
+        allocator.configure()
         return serve(args[1:])
     if args[:1] == [WORKER]:
-        allocator.limit_arenas()
+        allocator.configure()
         return work(args[1:])
     return diagnoser_main(args)
 

@@ -65,6 +65,9 @@ def main() -> None:
         last = now
         reset_peak()
 
+    from repomap import allocator  # noqa: PLC0415
+
+    allocator.configure()  # as the CLI does
     stage("interpreter")
     # Imported here, after the first reading: what the imports hold is the next stage.
     from diagnoser.commands import _intake  # noqa: PLC0415

@@ -102,7 +102,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    allocator.limit_arenas()
+    allocator.configure()
     return run_stoppable(lambda: _run(args), prog="diagnoser")
 
 

@@ -295,8 +295,9 @@ def write(path: Path, value: Any, *, key: int = 0) -> None:
         raise
 
 
-def _tail_of(value: Any) -> dict[str, bytes | bytearray | Stream]:
-    """The top-level byte strings of a table (str keys) and its streams: the tail."""
+def _tail_of(value: Any) -> dict[str, bytes | bytearray | memoryview | Stream]:
+    """The top-level byte strings (or byte views) of a table (str keys) and its streams:
+    the tail."""
     if type(value) is not dict:
         return {}
     return {
@@ -305,6 +306,6 @@ def _tail_of(value: Any) -> dict[str, bytes | bytearray | Stream]:
         if type(name) is str
         and (
             isinstance(part, Stream)
-            or (type(part) in (bytes, bytearray) and len(part) >= TAIL_MIN_BYTES)
+            or (type(part) in (bytes, bytearray, memoryview) and len(part) >= TAIL_MIN_BYTES)
         )
     }

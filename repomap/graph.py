@@ -124,9 +124,10 @@ class ReferenceGraph:
         return found | set(self.use_file[(definers > 0) & ~alone].tolist())
 
     def to_payload(self) -> dict[str, object]:
-        """Plain values for the cache (`marshal`): names, and arrays as raw bytes
-        (weights stay float64 so a warm map is bit-for-bit the cold one)."""
-        arrays = {name: getattr(self, name).tobytes() for name in _STORED}
+        """Plain values for the cache (`marshal`): names, and arrays as their raw bytes,
+        views rather than copies (weights stay float64 so a warm map is bit-for-bit the
+        cold one)."""
+        arrays = {name: getattr(self, name).data.cast("B") for name in _STORED}
         return {"layout": LAYOUT, "paths": self.paths, "idents": tuple(self.idents), **arrays}
 
     @classmethod
@@ -297,7 +298,7 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     )
 
 
-def _pair_keys(idents: IntArray, files: IntArray) -> IntArray:
+def _pair_keys(idents: Index, files: Index) -> IntArray:
     """One int64 key per (identifier, file), ordered by identifier then file."""
     return idents.astype(np.int64) * _PAIR + files
 
@@ -312,7 +313,7 @@ def _positions(keys: IntArray, wanted: IntArray) -> Index:
     return np.where(ordered[slot] == wanted, order[slot], -1).astype(np.int32)
 
 
-def _ident_quality(idents: dict[str, int], definers: IntArray, used: IntArray) -> FloatArray:
+def _ident_quality(idents: dict[str, int], definers: IntArray, used: Index) -> FloatArray:
     """How much a use of each identifier says about the files that define it (for `used` ones)."""
     names = list(idents)
     quality = np.ones(len(idents))

@@ -77,19 +77,32 @@ def term_key(term: str) -> int:
     return int.from_bytes(digest, "little")
 
 
+def _raw(values: npt.NDArray[Any]) -> memoryview:
+    """An array's bytes, as a view: `marshal` and `cachefile` write it as `bytes`."""
+    return values.data.cast("B")
+
+
+_FILE_TYPES: dict[int, type[np.unsignedinteger[Any] | np.signedinteger[Any]]] = {
+    2: np.uint16,
+    4: np.int32,
+}
+"""A posting's file number by its width in bytes: two while there are at most 65,536
+files (half the memory of the largest array), else four."""
+
+
 def _by_term(
     numbered: npt.NDArray[np.int32],
     counts: array[int],
     distinct: array[int],
     starts: npt.NDArray[np.int64],
-) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+) -> tuple[npt.NDArray[np.integer[Any]], npt.NDArray[np.int32]]:
     """The postings (file after file, `distinct[f]` each: term `numbered[i]`, `counts[i]`
     times) laid out term after term from `starts`, files in order within a term: each
     posting's file and count. A counting sort, one file at a time — a file holds a term
     at most once, so its postings go to distinct places at once. A stable argsort did
     the same with an int64 permutation and the sort's own buffer, 42 MB more at the peak
     of a 20,000-file text index."""
-    files = np.empty(len(numbered), np.int32)
+    files = np.empty(len(numbered), _FILE_TYPES[2 if len(distinct) <= 1 << 16 else 4])
     placed = np.empty(len(numbered), np.int32)
     tallies = np.frombuffer(counts, np.int32)
     cursor = starts[:-1].copy()  # where each term's next posting goes
@@ -109,7 +122,7 @@ class TermIndex:
 
     Compact: the vocabulary as the sorted 64-bit hashes of its terms (`term_key`; a
     term's number is its key's place) and, term by term, the numbers of the files holding
-    it and how often (int32 arrays, CSR-style: `_starts[t]:_starts[t + 1]`), files in the
+    it and how often (arrays, CSR-style: `_starts[t]:_starts[t + 1]`), files in the
     order they were given. As a dict of dicts (term → path → count) the text index of
     20,000 files took hundreds of MB (docs/benchmarks.md); as a dict of its 184,000 terms
     its vocabulary alone took 18 MB, their keys take 1.5. Two terms of one index share a
@@ -119,7 +132,9 @@ class TermIndex:
     def __init__(self, documents: Iterable[tuple[str, Mapping[str, int]]]) -> None:
         vocabulary: dict[str, int] = {}
         self._paths: list[str] = []
-        lengths: list[int] = []
+        # Not a list: 20,000 int objects made among the pass's temporaries kept the pages
+        # those freed from going back (21 MB on tree B, docs/benchmarks/memory.md).
+        lengths = array("q")
         distinct = array("i")  # per file, how many postings it has
         numbers, counts = array("i"), array("i")
         for path, document in documents:
@@ -168,12 +183,15 @@ class TermIndex:
         return tuple(self._paths)
 
     def to_payload(self) -> dict[str, object]:
-        """Plain values for the cache (`marshal`), arrays as raw bytes: a warm start reads
-        the index instead of building it (seconds on a large tree, and its peak memory)."""
+        """Plain values for the cache (`marshal`), arrays as their raw bytes — views, not
+        copies (a copy of the text index's arrays added 25 MB to the peak of saving it): a
+        warm start reads the index instead of building it (seconds on a large tree, and
+        its peak memory)."""
         return {
-            "recipe": RECIPE, "paths": tuple(self._paths), "keys": self._keys.tobytes(),
-            "files": self._files.tobytes(), "counts": self._counts.tobytes(),
-            "starts": self._starts.astype(np.int64).tobytes(), "norms": self._norms.tobytes(),
+            "recipe": RECIPE, "paths": tuple(self._paths), "keys": _raw(self._keys),
+            "files": _raw(self._files), "file_width": self._files.itemsize,
+            "counts": _raw(self._counts), "starts": _raw(self._starts.astype(np.int64)),
+            "norms": _raw(self._norms),
         }  # fmt: skip
 
     @classmethod
@@ -183,7 +201,7 @@ class TermIndex:
         try:
             paths = payload["paths"]
             keys = np.frombuffer(payload["keys"], np.uint64)
-            files = np.frombuffer(payload["files"], np.int32)
+            files = np.frombuffer(payload["files"], _FILE_TYPES[payload["file_width"]])
             counts = np.frombuffer(payload["counts"], np.int32)
             starts = np.frombuffer(payload["starts"], np.int64)
             norms = np.frombuffer(payload["norms"], np.float64)

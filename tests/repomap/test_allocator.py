@@ -46,7 +46,49 @@ def test_an_operators_arena_setting_is_left_alone(monkeypatch: pytest.MonkeyPatc
     assert allocator.limit_arenas() is False
 
 
-def test_without_glibc_both_calls_do_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+HEAP_BLOCKS = """
+import sys
+from pathlib import Path
+from repomap import allocator
+
+def rss_mb():
+    status = Path("/proc/self/status").read_text()
+    return int(status.split("VmRSS:")[1].split()[0]) // 1024
+
+if sys.argv[1] == "fixed":
+    print(allocator.map_large_blocks())
+big = bytearray(16 << 20)
+del big  # glibc's own threshold rises to 16 MB
+blocks = [bytearray(2 << 20) for _ in range(40)]  # 80 MB
+before = rss_mb()
+del blocks[::2]  # 40 MB freed, between blocks that stay
+print(before - rss_mb())
+"""
+
+
+@pytest.mark.skipif(not GLIBC, reason="glibc's malloc only")
+def test_large_blocks_go_back_to_the_system_when_freed() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_MMAP_THRESHOLD_"}
+
+    def left(mode: str) -> list[str]:
+        command = [sys.executable, "-c", HEAP_BLOCKS, mode]
+        return subprocess.run(
+            command, env=env, capture_output=True, text=True, check=True
+        ).stdout.split()
+
+    assert int(left("default")[0]) < 10  # what glibc does unless told: still resident
+    set_it, returned = left("fixed")
+    assert set_it == "True" and int(returned) >= 35
+
+
+@pytest.mark.skipif(not GLIBC, reason="glibc's malloc only")
+def test_an_operators_threshold_setting_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "65536")
+    assert allocator.map_large_blocks() is False
+
+
+def test_without_glibc_every_call_does_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(allocator, "_glibc", lambda: None)
     assert allocator.release() is False
     assert allocator.limit_arenas() is False
+    assert allocator.map_large_blocks() is False

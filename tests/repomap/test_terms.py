@@ -161,6 +161,23 @@ def test_an_index_read_back_from_its_payload_scores_exactly_as_built(
     assert read.paths == built.paths and all(read.idf(t) == built.idf(t) for t in query)
 
 
+def test_an_index_of_more_files_than_two_bytes_number_scores_the_last_ones() -> None:
+    """Up to 65,536 files a posting's file is two bytes; past that, four."""
+    for total in (1 << 16, (1 << 16) + 2):
+        documents = [
+            (f"f{n}.py", Counter({"common": 1, f"only{n}": n % 3 + 1})) for n in range(total)
+        ]
+        index = TermIndex(documents)
+        last = f"f{total - 1}.py"
+        assert list(index.scores([f"only{total - 1}"])) == [last]
+        assert len(index.scores(["common"])) == total
+        read = TermIndex.from_payload(marshal.loads(marshal.dumps(index.to_payload())))
+        assert read.scores([f"only{total - 1}", "common"]) == index.scores(
+            [f"only{total - 1}", "common"]
+        )
+        assert read.to_payload()["file_width"] == (2 if total == 1 << 16 else 4)
+
+
 def _payload(**change: object) -> dict[str, object]:
     documents = {"a.py": Counter({"cart": 2, "total": 1}), "b.py": Counter({"cart": 1})}
     return {**TermIndex(documents.items()).to_payload(), **change}
@@ -178,6 +195,7 @@ def _payload(**change: object) -> dict[str, object]:
         ({"norms": array("d", [1.0, float("nan")]).tobytes()}, "inconsistent"),
         ({"starts": array("q", [0, 3, 2]).tobytes()}, "inconsistent"),
         ({"files": b"\x01"}, "wrong shape"),
+        ({"file_width": 3}, "wrong shape"),
     ],
 )
 def test_a_payload_it_cannot_have_made_is_refused(change: dict[str, object], expect: str) -> None:
