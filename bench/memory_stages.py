@@ -47,6 +47,9 @@ def main() -> None:
     args = parser.parse_args()
     home = args.home or Path(tempfile.mkdtemp(prefix="memory-stages-"))
     os.environ["DIAGNOSER_HOME"] = str(home)  # before any import reads it
+    from repomap import allocator  # noqa: PLC0415
+
+    allocator.configure()  # as the CLI does
     last, highest = rss_mb(), 0.0
     started = time.perf_counter()
 
@@ -65,9 +68,6 @@ def main() -> None:
         last = now
         reset_peak()
 
-    from repomap import allocator  # noqa: PLC0415
-
-    allocator.configure()  # as the CLI does
     stage("interpreter")
     # Imported here, after the first reading: what the imports hold is the next stage.
     from diagnoser.commands import _intake  # noqa: PLC0415
