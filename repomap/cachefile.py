@@ -68,13 +68,12 @@ def read(path: Path) -> tuple[int, Any] | None:
     Reads no more than the size `fstat` gave (a file that grows while we read cannot make
     us read more) and checks every CRC before `marshal` or a caller sees the bytes it
     covers."""
-    opened = _open(path)
-    if opened is None:
+    found = _open_head(path)
+    if found is None:
         return None
-    fd, size = opened
+    fd, (key, payload, layout, tail_crc) = found
     try:
         with _naming(path):
-            key, payload, layout, tail_crc = _read_head(fd, size)
             crc = 0
             for name, length in layout:
                 part = bytearray(length)
@@ -124,17 +123,30 @@ class Ranges:
 def open_ranges(path: Path) -> Ranges | None:
     """The cache file at `path` with its head read and checked, its tail left for
     `Ranges.read`; None when there is none, CacheError when it is unusable."""
+    found = _open_head(path)
+    if found is None:
+        return None
+    fd, (_, payload, layout, _) = found
+    return Ranges(fd, payload, layout)
+
+
+Head = tuple[int, Any, tuple[tuple[str, int], ...], int]
+"""A cache file's key, the head's payload, the tail's layout and the tail's CRC."""
+
+
+def _open_head(path: Path) -> tuple[int, Head] | None:
+    """The cache file at `path`, open and positioned at its tail, and its head, read and
+    checked; None when there is none. CacheError (and the file closed) when unusable."""
     opened = _open(path)
     if opened is None:
         return None
     fd, size = opened
     try:
         with _naming(path):
-            _, payload, layout, _ = _read_head(fd, size)
+            return fd, _read_head(fd, size)
     except BaseException:
         os.close(fd)
         raise
-    return Ranges(fd, payload, layout)
 
 
 def _open(path: Path) -> tuple[int, int] | None:
@@ -175,7 +187,7 @@ def _naming(path: Path) -> Iterator[None]:
         raise CacheError(f"{path.name} unreadable ({exc.strerror})") from exc
 
 
-def _read_head(fd: int, size: int) -> tuple[int, Any, tuple[tuple[str, int], ...], int]:
+def _read_head(fd: int, size: int) -> Head:
     """The key, the head's payload, the tail's layout and its CRC, read from the start
     of a file of `size` bytes, checked; the file is left at the start of the tail."""
     if size < HEADER.size:
