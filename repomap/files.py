@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -178,7 +179,8 @@ def _add_file(walk: _Walk, entry: os.DirEntry[str], rel: str, ignores: list[_Ign
         walk.out.excluded += language is not None
         return
     st = entry.stat(follow_symlinks=False)
-    walk.add(FileEntry(rel, st.st_size, st.st_mtime_ns, language), st, name=True)
+    # Interned: one string per path across the walks, the cache and the indexes.
+    walk.add(FileEntry(sys.intern(rel), st.st_size, st.st_mtime_ns, language), st, name=True)
 
 
 def _add_symlink(walk: _Walk, entry: os.DirEntry[str], rel: str, ignores: list[_Ignore]) -> None:

@@ -166,6 +166,8 @@ class ReferenceGraph:
         if list(paths) != sorted(set(paths)):
             raise ValueError("an inconsistent graph (duplicate or unsorted paths)")
         use_self = _self_uses(arrays["link_use"], uses=len(arrays["use_file"]))
+        # Interned, a path is one string across the tags, the walk and the indexes.
+        paths = tuple(map(sys.intern, paths))
         return cls(paths=paths, idents=idents, use_self=use_self, **arrays)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import sys
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -226,7 +227,7 @@ class TermIndex:
             raise ValueError("an inconsistent index")
         index = cls.__new__(cls)
         index._keys = keys
-        index._paths = list(paths)
+        index._paths = list(map(sys.intern, paths))  # one string per path across indexes
         index._files, index._counts, index._starts, index._norms = files, counts, starts, norms
         return index
 

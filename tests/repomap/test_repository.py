@@ -7,6 +7,7 @@ then read the diff.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ import pytest
 
 from repomap import cache, cachefile, wordsfile
 from repomap import repository as repository_module
+from repomap.files import walk_files
 from repomap.graph import ReferenceGraph
 from repomap.repository import Repository
 from repomap.tags import Words, file_words
@@ -183,3 +185,18 @@ def test_touching_a_file_leaves_the_words_file_as_it_is(make_repo: MakeRepo, hom
     (root / "b.py").unlink()  # one file fewer: written again, without it
     assert set(words_of(Repository.open(root, home=home))) == {"a.py"}
     assert set(wordsfile.StoredWords(directory)) == {"a.py"}
+
+
+def test_a_warm_repository_holds_one_string_per_path(make_repo: MakeRepo, home: Path) -> None:
+    """The walk, the tags read from the cache and the graph read from it name the same
+    files: each path is one (interned) string, not a copy per structure."""
+    layout = {
+        "shop/cart.py": "from shop.tax import rate\ndef total():\n    return rate()\n",
+        "shop/tax.py": "def rate():\n    return 2\n",
+    }
+    root = make_repo(layout)
+    _ = Repository.open(root, home=home).graph  # built and cached
+    warm = Repository.open(root, home=home)
+    held = [*warm.tags, *warm.graph.paths, *(e.path for e in walk_files(root).files)]
+    assert sorted(set(held)) == sorted(layout)
+    assert all(sys.intern(path) is path for path in held)
