@@ -69,7 +69,7 @@ class Definitions(Sequence[Definition]):
 
     def __init__(self, texts: str, lines: bytes | array[int], count: int) -> None:
         self._texts = texts
-        self._lines = array("I", lines)
+        self._lines = _narrow(lines)
         self._count = count
         self._starts: array[int] | None = None  # where each definition's fields begin
 
@@ -81,7 +81,7 @@ class Definitions(Sequence[Definition]):
         return cls(texts, lines, len(definitions))
 
     def packed(self) -> tuple[str, bytes]:
-        return self._texts, self._lines.tobytes()
+        return self._texts, _wide(self._lines)
 
     def __len__(self) -> int:
         return self._count
@@ -134,7 +134,24 @@ class Definitions(Sequence[Definition]):
         return f"Definitions({list(self)!r})"
 
     def __reduce__(self) -> tuple[type[Definitions], tuple[str, bytes, int]]:
-        return (Definitions, (self._texts, self._lines.tobytes(), self._count))
+        return (Definitions, (self._texts, _wide(self._lines), self._count))
+
+
+def _narrow(values: bytes | array[int]) -> array[int]:
+    """uint32 values (bytes or an array) held in two bytes each when they all fit, as line
+    numbers and use counts nearly always do: the tags of a 20,000-file tree held 12 MB of
+    them at four bytes (docs/benchmarks/memory.md). Raises ValueError, as `array` does,
+    for bytes that are not whole uint32s."""
+    wide = array("I", values)
+    return array("H", wide) if not wide or max(wide) <= _NARROW_MAX else wide
+
+
+def _wide(values: array[int]) -> bytes:
+    """The uint32 bytes of what `_narrow` holds: the form the cache and the pickle keep."""
+    return (array("I", values) if values.typecode != "I" else values).tobytes()
+
+
+_NARROW_MAX = (1 << 16) - 1
 
 
 def _field_starts(texts: str, count: int) -> array[int]:
@@ -162,8 +179,8 @@ class References(Mapping[str, tuple[int, ...]]):
 
     def __init__(self, names: tuple[str, ...], counts: bytes, lines: bytes) -> None:
         self.names = names
-        self._counts = array("I", counts)
-        self._lines = array("I", lines)
+        self._counts = _narrow(counts)
+        self._lines = _narrow(lines)
 
     @classmethod
     def from_lines(cls, found: Mapping[str, set[int]]) -> References:
@@ -173,7 +190,7 @@ class References(Mapping[str, tuple[int, ...]]):
         return cls(names, counts.tobytes(), lines.tobytes())
 
     def packed(self) -> tuple[tuple[str, ...], bytes, bytes]:
-        return self.names, self._counts.tobytes(), self._lines.tobytes()
+        return self.names, _wide(self._counts), _wide(self._lines)
 
     def counts(self) -> Iterator[tuple[str, int]]:
         """(identifier, number of lines using it), without unpacking the lines."""

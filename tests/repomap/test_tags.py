@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from array import array
 from pathlib import Path
 from typing import NamedTuple
 
@@ -500,3 +501,26 @@ def test_a_definition_shares_its_name_with_every_other_of_that_name() -> None:
 def test_packed_definitions_hash_as_the_tuple_they_equal() -> None:
     found = extract_tags(b"class A:\n    def f(self):\n        pass\n", "python").definitions
     assert found == tuple(found) and hash(found) == hash(tuple(found))
+
+
+@pytest.mark.parametrize("last_line", [65_535, 65_536, 4_000_000])
+def test_line_numbers_and_counts_keep_their_values_in_whichever_width_holds_them(
+    last_line: int,
+) -> None:
+    """Held in two bytes while they fit (they nearly always do), else in four: the same
+    values and the same packed uint32 form either way."""
+    references = References.from_lines({"total": {3, last_line}, "rate": {7}})
+    assert references["total"] == (3, last_line) and references["rate"] == (7,)
+    assert dict(references.counts()) == {"total": 2, "rate": 1}
+    names, counts, lines = references.packed()
+    assert lines == array("I", [3, last_line, 7]).tobytes()
+    assert References(names, counts, lines) == references
+    assert pickle.loads(pickle.dumps(references)) == references
+    definition = Definition("f", "f", "function", last_line, 2, last_line, "def f():")
+    definitions = Definitions.of([definition])
+    assert definitions[0] == definition and list(pickle.loads(pickle.dumps(definitions))) == [
+        definition
+    ]
+    assert Definitions(*definitions.packed(), 1) == definitions
+    width = 2 if last_line < 1 << 16 else 4
+    assert references._lines.itemsize == definitions._lines.itemsize == width  # held
