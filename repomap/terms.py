@@ -83,12 +83,10 @@ def _raw(values: npt.NDArray[Any]) -> memoryview:
     return values.data.cast("B")
 
 
-_FILE_TYPES: dict[int, type[np.unsignedinteger[Any] | np.signedinteger[Any]]] = {
-    2: np.uint16,
-    4: np.int32,
-}
-"""A posting's file number by its width in bytes: two while there are at most 65,536
-files (half the memory of the largest array), else four."""
+_WIDTHS: dict[int, type[np.unsignedinteger[Any]]] = {2: np.uint16, 4: np.uint32}
+"""A posting's file number and count by their width in bytes: two while they fit (at
+most 65,536 files; counts under 65,536, as nearly all are), else four — the two largest
+arrays of an index at half their memory."""
 
 
 def _by_term(
@@ -96,16 +94,16 @@ def _by_term(
     counts: array[int],
     distinct: array[int],
     starts: npt.NDArray[np.int64],
-) -> tuple[npt.NDArray[np.integer[Any]], npt.NDArray[np.int32]]:
+) -> tuple[npt.NDArray[np.unsignedinteger[Any]], npt.NDArray[np.unsignedinteger[Any]]]:
     """The postings (file after file, `distinct[f]` each: term `numbered[i]`, `counts[i]`
     times) laid out term after term from `starts`, files in order within a term: each
     posting's file and count. A counting sort, one file at a time — a file holds a term
     at most once, so its postings go to distinct places at once. A stable argsort did
     the same with an int64 permutation and the sort's own buffer, 42 MB more at the peak
     of a 20,000-file text index."""
-    files = np.empty(len(numbered), _FILE_TYPES[2 if len(distinct) <= 1 << 16 else 4])
-    placed = np.empty(len(numbered), np.int32)
-    tallies = np.frombuffer(counts, np.int32)
+    files = np.empty(len(numbered), _WIDTHS[2 if len(distinct) <= 1 << 16 else 4])
+    tallies = np.frombuffer(counts, _WIDTHS[counts.itemsize])
+    placed = np.empty(len(numbered), _WIDTHS[counts.itemsize])
     cursor = starts[:-1].copy()  # where each term's next posting goes
     first = 0
     for number, size in enumerate(distinct):
@@ -137,11 +135,15 @@ class TermIndex:
         # those freed from going back (21 MB on tree B, docs/benchmarks/memory.md).
         lengths = array("q")
         distinct = array("i")  # per file, how many postings it has
-        numbers, counts = array("i"), array("i")
+        numbers, counts = array("i"), array("H")
         for path, document in documents:
             for term, count in document.items():
                 numbers.append(vocabulary.setdefault(term, len(vocabulary)))
-                counts.append(count)
+                try:
+                    counts.append(count)
+                except OverflowError:  # a count past two bytes: all of them in four
+                    counts = array("I", counts)
+                    counts.append(count)
             self._paths.append(path)
             lengths.append(sum(document.values()))
             distinct.append(len(document))
@@ -191,8 +193,8 @@ class TermIndex:
         return {
             "recipe": RECIPE, "paths": tuple(self._paths), "keys": _raw(self._keys),
             "files": _raw(self._files), "file_width": self._files.itemsize,
-            "counts": _raw(self._counts), "starts": _raw(self._starts.astype(np.int64)),
-            "norms": _raw(self._norms),
+            "counts": _raw(self._counts), "count_width": self._counts.itemsize,
+            "starts": _raw(self._starts.astype(np.int64)), "norms": _raw(self._norms),
         }  # fmt: skip
 
     @classmethod
@@ -202,8 +204,8 @@ class TermIndex:
         try:
             paths = payload["paths"]
             keys = np.frombuffer(payload["keys"], np.uint64)
-            files = np.frombuffer(payload["files"], _FILE_TYPES[payload["file_width"]])
-            counts = np.frombuffer(payload["counts"], np.int32)
+            files = np.frombuffer(payload["files"], _WIDTHS[payload["file_width"]])
+            counts = np.frombuffer(payload["counts"], _WIDTHS[payload["count_width"]])
             starts = np.frombuffer(payload["starts"], np.int64)
             norms = np.frombuffer(payload["norms"], np.float64)
             recipe = payload["recipe"]

@@ -181,6 +181,22 @@ def test_an_index_of_more_files_than_two_bytes_number_scores_the_last_ones() -> 
         assert read.to_payload()["file_width"] == (2 if total == 1 << 16 else 4)
 
 
+@pytest.mark.parametrize("largest", [65_535, 65_536, 3_000_000])
+def test_a_count_past_two_bytes_is_kept_whole(largest: int) -> None:
+    """Counts are two bytes while they all fit, else four: the same scores either way."""
+    documents = {
+        "a.py": Counter({"x": 1, "y": 3}),
+        "b.py": Counter({"x": largest}),
+        "c.py": Counter({"y": 2, "x": 5}),
+    }
+    index = TermIndex(documents.items())
+    expected = _dict_bm25(documents, ["x", "y"])
+    assert index.scores(["x", "y"]) == expected
+    read = TermIndex.from_payload(marshal.loads(marshal.dumps(index.to_payload())))
+    assert read.scores(["x", "y"]) == expected
+    assert read.to_payload()["count_width"] == (2 if largest < 1 << 16 else 4)
+
+
 def _payload(**change: object) -> dict[str, object]:
     documents = {"a.py": Counter({"cart": 2, "total": 1}), "b.py": Counter({"cart": 1})}
     return {**TermIndex(documents.items()).to_payload(), **change}
@@ -199,6 +215,7 @@ def _payload(**change: object) -> dict[str, object]:
         ({"starts": array("q", [0, 3, 2]).tobytes()}, "inconsistent"),
         ({"files": b"\x01"}, "wrong shape"),
         ({"file_width": 3}, "wrong shape"),
+        ({"count_width": 8}, "wrong shape"),
     ],
 )
 def test_a_payload_it_cannot_have_made_is_refused(change: dict[str, object], expect: str) -> None:
