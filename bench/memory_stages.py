@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -58,8 +57,7 @@ def main() -> None:
         peak = rss_mb("VmHWM")
         highest = max(highest, peak)
         gc.collect()
-        if "repomap.allocator" in sys.modules:  # hand freed pages back, as the CLI does
-            sys.modules["repomap.allocator"].release()
+        allocator.release()  # hand freed pages back, as the CLI does
         now, seconds = rss_mb(), time.perf_counter() - started
         print(
             f"{name:<34} {now:8.1f} MB  {now - last:+8.1f}  peak {peak:8.1f}  ({seconds:6.1f} s)",

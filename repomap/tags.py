@@ -140,18 +140,32 @@ class Definitions(Sequence[Definition]):
 def _narrow(values: bytes | array[int]) -> array[int]:
     """uint32 values (bytes or an array) held in two bytes each when they all fit, as line
     numbers and use counts nearly always do: the tags of a 20,000-file tree held 12 MB of
-    them at four bytes (docs/benchmarks/memory.md). Raises ValueError, as `array` does,
-    for bytes that are not whole uint32s."""
+    them at four bytes (docs/benchmarks/memory.md). Byte slices, not a loop over values:
+    every warm start decodes every file's tags (3 million values in 60,000 arrays on
+    that tree: 0.13 s this way, 0.17 s with `max` and a converting copy, 0.01 s for the
+    copy alone). Raises ValueError, as `array` does, for bytes that are not whole uint32s."""
     wide = array("I", values)
-    return array("H", wide) if not wide or max(wide) <= _NARROW_MAX else wide
+    raw = memoryview(wide).cast("B")
+    zeros = bytes(len(wide))
+    if raw[2 - _LOW :: 4].tobytes() != zeros or raw[3 - _LOW :: 4].tobytes() != zeros:
+        return wide
+    narrow = bytearray(2 * len(wide))
+    narrow[0::2], narrow[1::2] = raw[_LOW::4].tobytes(), raw[_LOW + 1 :: 4].tobytes()
+    return array("H", narrow)
 
 
 def _wide(values: array[int]) -> bytes:
     """The uint32 bytes of what `_narrow` holds: the form the cache and the pickle keep."""
-    return (array("I", values) if values.typecode != "I" else values).tobytes()
+    if values.typecode == "I":
+        return values.tobytes()
+    raw = memoryview(values).cast("B")
+    wide = bytearray(2 * len(raw))
+    wide[_LOW::4], wide[_LOW + 1 :: 4] = raw[0::2].tobytes(), raw[1::2].tobytes()
+    return bytes(wide)
 
 
-_NARROW_MAX = (1 << 16) - 1
+_LOW = 0 if sys.byteorder == "little" else 2
+"""Where a uint32's low two bytes (what a uint16 keeps) sit among its native bytes."""
 
 
 def _field_starts(texts: str, count: int) -> array[int]:
