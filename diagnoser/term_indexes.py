@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from diagnoser.file_roles import is_test
 from repomap import Repository
-from repomap.terms import RECIPE, TermIndex, file_terms, text_terms
+from repomap.terms import RECIPE, STORED_PARTS, TermIndex, file_terms, text_terms
 
 TERMS_FILE = "terms.bin"
 TEXT_FILE = "text.bin"
@@ -66,7 +66,8 @@ def _built(
             return index if index.paths == kept else None
 
         found = repository.derived(
-            name, lambda: build(keep), encode=TermIndex.to_payload, decode=read
-        )
+            name, lambda: build(keep), encode=TermIndex.to_payload, decode=read,
+            leave=STORED_PARTS,
+        )  # fmt: skip
         indexes[repository] = found
     return found

@@ -391,10 +391,11 @@ def save(directory: Path, files: Mapping[str, CachedFile], *, seeds: Sequence[Pa
         cached.words = None
 
 
-def load_blob(directory: Path, name: str, *, key: int) -> Any:
+def load_blob(directory: Path, name: str, *, key: int, leave: frozenset[str] = frozenset()) -> Any:
     """A derived payload saved for the state `key`, or None when absent or stale;
-    raises CacheError when the file is there but unusable."""
-    found = cachefile.read(directory / name)
+    raises CacheError when the file is there but unusable. Its large parts named in
+    `leave` stay in the file (`cachefile.Part`)."""
+    found = cachefile.read(directory / name, leave=leave)
     return found[1] if found is not None and found[0] == key else None
 
 

@@ -92,20 +92,22 @@ class Repository:
         *,
         encode: Callable[[T], object],
         decode: Callable[[Any], T | None],
+        leave: frozenset[str] = frozenset(),
     ) -> T:
         """A value derived from these tags alone, kept in the cache directory as `name`:
         read back (`decode`) when it was saved for these very tags, else built and saved
         (`encode`). `decode` returns None for a payload made another way (by other code:
         rebuilt, silently) and raises ValueError for one it cannot trust (rebuilt, with a
         warning); a file that cannot be written only means it is built again next time.
-        Not cached in memory: that is the caller's choice."""
+        The payload's large parts named in `leave` stay in the file (`cachefile.Part`),
+        and a value just built is read back from the file it was saved to, so the build
+        lets go of them too. Not cached in memory: that is the caller's choice."""
         if self._content_key is None:
             return build()
         directory = Path(self.stats.cache_dir)
         found: T | None = None
         try:
-            payload = cache.load_blob(directory, name, key=self._content_key)
-            found = None if payload is None else decode(payload)
+            found = self._load(directory, name, decode, leave)
         except CacheError as exc:  # the file itself, or a decoder's own words
             self.warnings.append(Skipped(str(directory), f"{exc}; rebuilt"))
         except ValueError as exc:
@@ -114,8 +116,18 @@ class Repository:
             found = build()
             with contextlib.suppress(OSError):  # unsaved only means rebuilt next time
                 cache.save_blob(directory, name, encode(found), key=self._content_key)
+                if leave:
+                    with contextlib.suppress(ValueError):  # CacheError too: keep the built
+                        found = self._load(directory, name, decode, leave) or found
         allocator.release()  # the file's bytes or the build's temporaries
         return found
+
+    def _load(
+        self, directory: Path, name: str, decode: Callable[[Any], T | None], leave: frozenset[str]
+    ) -> T | None:
+        assert self._content_key is not None
+        payload = cache.load_blob(directory, name, key=self._content_key, leave=leave)
+        return None if payload is None else decode(payload)
 
     def words(self) -> Mapping[str, Words]:
         """Each file's word counts (`repomap.tags.file_words`), the text index's documents:

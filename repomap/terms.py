@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from repomap.cachefile import Part
 from repomap.tags import FileTags, Words
 from repomap.words import terms, words
 
@@ -89,6 +90,63 @@ most 65,536 files; counts under 65,536, as nearly all are), else four — the tw
 arrays of an index at half their memory."""
 
 
+STORED_PARTS = frozenset({"files", "counts"})
+"""The payload's parts a loaded index leaves in its cache file (`cachefile.Part`): its
+postings, read a term at a time. The text index of a 20,000-file tree held 13 MB of
+them, of which a diagnosis reads a few hundred KB (docs/benchmarks/memory.md)."""
+
+
+class _Stored:
+    """A postings array left in the cache file: a slice is read when a query asks for it."""
+
+    __slots__ = ("_part", "dtype")
+
+    def __init__(self, part: Part, dtype: type[np.unsignedinteger[Any]]) -> None:
+        self._part, self.dtype = part, np.dtype(dtype)
+        if len(part) % self.dtype.itemsize:
+            raise ValueError("a postings array of part values")
+
+    def __len__(self) -> int:
+        return len(self._part) // self.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return int(self.dtype.itemsize)
+
+    def __getitem__(self, span: slice) -> npt.NDArray[np.unsignedinteger[Any]]:
+        start, stop, _ = span.indices(len(self))
+        size = self.dtype.itemsize
+        raw = self._part.read(start * size, max(stop - start, 0) * size)
+        return np.frombuffer(raw, self.dtype)
+
+    def extremes(self) -> tuple[int, int]:
+        """(smallest, largest) value, the part read once, a chunk at a time."""
+        low, high = None, None
+        for chunk in self._part.chunks():
+            values = np.frombuffer(chunk, self.dtype)
+            low = int(values.min()) if low is None else min(low, int(values.min()))
+            high = int(values.max()) if high is None else max(high, int(values.max()))
+        return (low, high) if low is not None and high is not None else (1, 0)
+
+
+Postings = npt.NDArray[np.unsignedinteger[Any]] | _Stored
+"""A term index's file numbers or counts: in memory (built) or in the cache file (read)."""
+
+
+def _postings_array(value: object, width: object) -> Postings:
+    """The file numbers or counts of a payload, `width` bytes each; ValueError (or what
+    numpy raises) for anything else."""
+    dtype = _WIDTHS[width]  # type: ignore[index]  # KeyError for a width we never write
+    return _Stored(value, dtype) if isinstance(value, Part) else np.frombuffer(value, dtype)  # type: ignore[call-overload]
+
+
+def _extremes(values: Postings) -> tuple[int, int]:
+    """(smallest, largest) of a postings array; (1, 0) when empty."""
+    if isinstance(values, _Stored):
+        return values.extremes()
+    return (int(values.min()), int(values.max())) if len(values) else (1, 0)
+
+
 def _by_term(
     numbered: npt.NDArray[np.int32],
     counts: array[int],
@@ -127,6 +185,9 @@ class TermIndex:
     its vocabulary alone took 18 MB, their keys take 1.5. Two terms of one index share a
     key with a chance of about n²/2⁶⁵ (10⁻⁹ for that index): they would count as one.
     """
+
+    _files: Postings
+    _counts: Postings
 
     def __init__(self, documents: Iterable[tuple[str, Mapping[str, int]]]) -> None:
         vocabulary: dict[str, int] = {}
@@ -192,8 +253,8 @@ class TermIndex:
         its peak memory)."""
         return {
             "recipe": RECIPE, "paths": tuple(self._paths), "keys": _raw(self._keys),
-            "files": _raw(self._files), "file_width": self._files.itemsize,
-            "counts": _raw(self._counts), "count_width": self._counts.itemsize,
+            "files": _raw(self._files[:]), "file_width": self._files.itemsize,
+            "counts": _raw(self._counts[:]), "count_width": self._counts.itemsize,
             "starts": _raw(self._starts.astype(np.int64)), "norms": _raw(self._norms),
         }  # fmt: skip
 
@@ -204,8 +265,8 @@ class TermIndex:
         try:
             paths = payload["paths"]
             keys = np.frombuffer(payload["keys"], np.uint64)
-            files = np.frombuffer(payload["files"], _WIDTHS[payload["file_width"]])
-            counts = np.frombuffer(payload["counts"], _WIDTHS[payload["count_width"]])
+            files = _postings_array(payload["files"], payload["file_width"])
+            counts = _postings_array(payload["counts"], payload["count_width"])
             starts = np.frombuffer(payload["starts"], np.int64)
             norms = np.frombuffer(payload["norms"], np.float64)
             recipe = payload["recipe"]
@@ -215,6 +276,7 @@ class TermIndex:
             raise ValueError("an index made another way")
         if not (type(paths) is tuple and all(type(p) is str for p in paths)):
             raise ValueError("names that are not text")
+        (first_file, last_file), (fewest, _) = _extremes(files), _extremes(counts)
         if not (
             len(starts) == len(keys) + 1
             and bool(np.all(keys[1:] > keys[:-1]))  # sorted, each once
@@ -223,8 +285,8 @@ class TermIndex:
             and bool(np.all(np.diff(starts) >= 0))
             and len(norms) == len(paths)
             and bool(np.all(np.isfinite(norms) & (norms > 0)))
-            and (not len(files) or (int(files.min()) >= 0 and int(files.max()) < len(paths)))
-            and (not len(counts) or int(counts.min()) > 0)
+            and (not len(files) or (first_file >= 0 and last_file < len(paths)))
+            and (not len(counts) or fewest > 0)
         ):
             raise ValueError("an inconsistent index")
         index = cls.__new__(cls)
@@ -254,7 +316,7 @@ class TermIndex:
         total = len(self._paths)
         sums = np.zeros(total)
         seen = np.zeros(total, dtype=bool)
-        matched: list[npt.NDArray[np.int32]] = []
+        matched: list[npt.NDArray[np.unsignedinteger[Any]]] = []
         for term in sorted(set(query)):  # one order: the same sums, bit for bit, every run
             postings = self._postings(term)
             found = postings.stop - postings.start

@@ -193,3 +193,34 @@ def test_ranges_of_a_damaged_head_are_refused_and_close_the_file(tmp_path: Path)
         cachefile.open_ranges(path)
     assert len(os.listdir("/proc/self/fd")) == before
     assert cachefile.open_ranges(tmp_path / "none.bin") is None
+
+
+def test_a_part_left_in_its_file_is_checked_and_read_a_range_at_a_time(tmp_path: Path) -> None:
+    path = tmp_path / "x.bin"
+    left, kept = os.urandom(BIG + 5), b"k" * BIG
+    cachefile.write(path, {"left": left, "kept": kept, "small": b"s"}, key=5)
+    before = len(os.listdir("/proc/self/fd"))
+    found = cachefile.read(path, leave=frozenset({"left", "small"}))
+    assert found is not None
+    key, payload = found
+    part = payload["left"]
+    assert key == 5 and payload["kept"] == kept and payload["small"] == b"s"  # in the head
+    assert isinstance(part, cachefile.Part) and len(part) == BIG + 5
+    assert part.read(BIG, 5) == left[BIG:] and b"".join(part.chunks()) == left
+    assert len(os.listdir("/proc/self/fd")) == before + 1  # open while the part lives
+    path.unlink()  # what it reads is the file it was read from
+    assert part.read(0, 3) == left[:3]
+    del part, payload, found
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_damaged_part_left_in_its_file_is_refused_and_closes_it(tmp_path: Path) -> None:
+    path = tmp_path / "x.bin"
+    cachefile.write(path, {"left": bytes(BIG), "kept": bytes(BIG)}, key=5)
+    blob = bytearray(path.read_bytes())
+    blob[-BIG - 1] ^= 0xFF  # the last byte of `left`, written first
+    path.write_bytes(bytes(blob))
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(cachefile.CacheError, match="checksum mismatch"):
+        cachefile.read(path, leave=frozenset({"left"}))
+    assert len(os.listdir("/proc/self/fd")) == before

@@ -77,6 +77,34 @@ def test_graph_is_cached_for_the_exact_tags_it_was_built_from(
     assert "h" in edited.graph.idents and calls == [1]  # stale graph not used
 
 
+def test_a_value_just_built_is_read_back_with_its_large_parts_left_in_the_file(
+    make_repo: MakeRepo, home: Path
+) -> None:
+    repository = Repository.open(make_repo({"a.py": "def f():\n    return 1\n"}), home=home)
+    big = os.urandom(cachefile.TAIL_MIN_BYTES)
+    seen: list[object] = []
+
+    def decode(payload: dict[str, object]) -> object:
+        seen.append(payload["big"])
+        if refuse:
+            raise ValueError("not this one")
+        return ("read", payload["small"], payload["big"].read(0, 4))
+
+    def derive() -> object:
+        return repository.derived(
+            "x.bin", lambda: ("built", b"s", big), encode=lambda v: {"small": v[1], "big": v[2]},
+            decode=decode, leave=frozenset({"big"}),
+        )  # fmt: skip
+
+    refuse = False
+    assert derive() == ("read", b"s", big[:4])  # built, saved, then read back from the file
+    assert len(seen) == 1 and isinstance(seen[0], cachefile.Part)
+    assert derive() == ("read", b"s", big[:4]) and len(seen) == 2  # warm: read, not built
+    refuse, before = True, len(repository.warnings)
+    # a value that does not read back: the built one, and said (its file is then rebuilt)
+    assert derive() == ("built", b"s", big) and len(repository.warnings) == before + 1
+
+
 def test_damaged_graph_cache_is_rebuilt(make_repo: MakeRepo, home: Path) -> None:
     root = make_repo({"a.py": "def f():\n    return g()\n", "b.py": "def g():\n    return 1\n"})
     first = Repository.open(root, home=home)

@@ -13,12 +13,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from repomap import cachefile
 from repomap import terms as terms_module
 from repomap.build import build
 from repomap.repository import Repository
 from repomap.terms import (
     BM25_B,
     BM25_K1,
+    STORED_PARTS,
     TermIndex,
     file_terms,
     text_terms,
@@ -179,6 +181,41 @@ def test_an_index_of_more_files_than_two_bytes_number_scores_the_last_ones() -> 
             [f"only{total - 1}", "common"]
         )
         assert read.to_payload()["file_width"] == (2 if total == 1 << 16 else 4)
+
+
+def _large_index() -> TermIndex:
+    """Postings enough to go to a cache file's tail (`cachefile.TAIL_MIN_BYTES`)."""
+    documents = [
+        (f"f{n}.py", Counter({f"t{(n * 7 + k) % 900}": k % 5 + 1 for k in range(300)}))
+        for n in range(250)
+    ]
+    return TermIndex(documents)
+
+
+def test_an_index_whose_postings_stay_in_its_file_scores_exactly_as_built(tmp_path: Path) -> None:
+    built = _large_index()
+    cachefile.write(tmp_path / "text.bin", built.to_payload(), key=1)
+    found = cachefile.read(tmp_path / "text.bin", leave=STORED_PARTS)
+    assert found is not None
+    payload = found[1]
+    assert all(isinstance(payload[name], cachefile.Part) for name in STORED_PARTS)
+    read = TermIndex.from_payload(payload)
+    for query in (["t1", "t899", "nowhere"], [f"t{k}" for k in range(0, 900, 7)], []):
+        assert read.scores(query) == built.scores(query)
+        assert list(read.scores(query)) == list(built.scores(query))
+    assert all(read.idf(f"t{k}") == built.idf(f"t{k}") for k in range(900))
+    assert read.to_payload() == built.to_payload()  # the stored postings read back whole
+
+
+def test_stored_postings_it_cannot_have_made_are_refused(tmp_path: Path) -> None:
+    payload = _large_index().to_payload()
+    files = bytearray(payload["files"])
+    files[-2:] = (60_000).to_bytes(2, "little")  # a file past the last (of 250)
+    cachefile.write(tmp_path / "text.bin", {**payload, "files": files}, key=1)
+    found = cachefile.read(tmp_path / "text.bin", leave=STORED_PARTS)
+    assert found is not None and isinstance(found[1]["files"], cachefile.Part)
+    with pytest.raises(ValueError, match="inconsistent"):
+        TermIndex.from_payload(found[1])
 
 
 @pytest.mark.parametrize("largest", [65_535, 65_536, 3_000_000])
