@@ -102,7 +102,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    allocator.configure()
+    allocator.configure(allocator.ONE_RUN_ARENAS)
     return run_stoppable(lambda: _run(args), prog="diagnoser")
 
 

@@ -31,6 +31,11 @@ import platform
 MALLOC_ARENAS = 2
 """Arenas `limit_arenas` allows: two keeps the job thread and the request threads apart
 (one made every thread wait on one lock), while the default is up to 16 on two cores."""
+ONE_RUN_ARENAS = 1
+"""Arenas for a process that runs one diagnosis and exits (the CLI): its index is parsed
+on the main thread and queried on the pipeline's, and with one arena the second reuses
+what the first freed — a cold 20,000-file diagnosis peaked 12–17 MB lower
+(docs/benchmarks/memory.md)."""
 _M_ARENA_MAX = -8
 """`mallopt`'s parameter number for the arena cap (glibc's malloc.h)."""
 MMAP_THRESHOLD_BYTES = 1 << 20
@@ -73,9 +78,10 @@ def map_large_blocks(threshold: int = MMAP_THRESHOLD_BYTES) -> bool:
     return bool(libc.mallopt(_M_MMAP_THRESHOLD, threshold))
 
 
-def configure() -> None:
-    """Both settings, once at the start of a process, before its threads."""
-    limit_arenas()
+def configure(arenas: int = MALLOC_ARENAS) -> None:
+    """Both settings, once at the start of a process, before its threads: at most
+    `arenas` arenas (`limit_arenas`), large blocks mapped (`map_large_blocks`)."""
+    limit_arenas(arenas)
     map_large_blocks()
 
 

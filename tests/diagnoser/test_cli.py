@@ -14,6 +14,7 @@ from diagnoser.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 from diagnoser.constants import MAX_REPORT_BYTES
 from diagnoser.executor import default_executor_id
 from diagnoser.finding import Finding
+from repomap import allocator
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
 CRASH = SAMPLES / "reports" / "issue_load_more_500.md"
@@ -83,6 +84,17 @@ def test_bad_input_exits_2_with_a_message(
     code, out, err = run(capsys, *args)
     assert code == EXIT_USAGE and out == ""
     assert err.startswith("error: ") and message in err and "Traceback" not in err
+
+
+def test_a_cli_run_allocates_from_one_arena(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One diagnosis per process: the pipeline's thread reuses what the parse freed."""
+    asked: list[int] = []
+    monkeypatch.setattr(allocator, "configure", asked.append)
+    code, _, err = run(capsys, "diagnose", str(SAMPLES / "no-such-report.md"))
+    assert code == EXIT_USAGE and "no-such-report.md" in err
+    assert asked == [allocator.ONE_RUN_ARENAS]
 
 
 def test_an_unknown_provider_is_a_usage_error_listing_the_known_ones(

@@ -46,6 +46,47 @@ def test_an_operators_arena_setting_is_left_alone(monkeypatch: pytest.MonkeyPatc
     assert allocator.limit_arenas() is False
 
 
+THREAD_HEAPS = """
+import sys
+import threading
+from repomap import allocator
+
+allocator.configure(int(sys.argv[1]))
+
+
+def heaps():
+    # A thread arena is a heap of its own: a 64 MB reservation, mostly inaccessible.
+    found = 0
+    for line in open("/proc/self/maps"):
+        fields = line.split()
+        start, end = (int(x, 16) for x in fields[0].split("-"))
+        found += fields[1] == "---p" and len(fields) == 5 and end - start > (1 << 20)
+    return found
+
+
+kept = []
+threads = [threading.Thread(target=lambda: kept.extend(bytearray(200) for _ in range(2000)))]
+threads[0].start()
+threads[0].join()
+print(heaps())
+"""
+
+
+@pytest.mark.skipif(not GLIBC, reason="glibc's malloc only")
+def test_a_one_run_process_allocates_every_thread_from_one_arena() -> None:
+    """The CLI's setting (`ONE_RUN_ARENAS`): its pipeline thread reuses what the parse
+    freed on the main thread; the service's (`MALLOC_ARENAS`) gives the thread its own."""
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+
+    def heaps(arenas: int) -> int:
+        command = [sys.executable, "-c", THREAD_HEAPS, str(arenas)]
+        run = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+        return int(run.stdout)
+
+    assert heaps(allocator.ONE_RUN_ARENAS) == 0
+    assert heaps(allocator.MALLOC_ARENAS) == 1
+
+
 HEAP_BLOCKS = """
 import sys
 from pathlib import Path
