@@ -104,7 +104,7 @@ class _Stored:
     def __init__(self, part: Part, dtype: type[np.unsignedinteger[Any]]) -> None:
         self._part, self.dtype = part, np.dtype(dtype)
         if len(part) % self.dtype.itemsize:
-            raise ValueError("a postings array of part values")
+            raise ValueError("postings that are not whole values")
 
     def __len__(self) -> int:
         return len(self._part) // self.dtype.itemsize

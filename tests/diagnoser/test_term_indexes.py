@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -53,6 +55,31 @@ def test_a_warm_repository_reads_its_indexes_instead_of_building_them(
     assert built == []
     cache_dir = Path(warm.stats.cache_dir)
     assert {"terms.bin", "text.bin"} <= {p.name for p in cache_dir.iterdir()}
+
+
+def test_two_threads_asking_at_once_build_an_index_once(
+    make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two jobs starting together on a cold repository: one builds, the other waits."""
+    repository = Workspace(make_repo(FILES), home=home).repository
+    built: list[str] = []
+    real_build = TermIndex.build
+
+    def slow_build(*args: object, **kwargs: object) -> TermIndex:
+        built.append("built")
+        time.sleep(0.3)  # long enough for the other thread to arrive
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(TermIndex, "build", slow_build)
+    found: list[TermIndex] = []
+    threads = [
+        threading.Thread(target=lambda: found.append(text_index(repository))) for _ in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert built == ["built"] and len(found) == 2 and found[0] is found[1]
 
 
 def test_an_index_of_other_files_is_rebuilt(
