@@ -44,6 +44,7 @@ from uvicorn.server import ServerState
 
 from api.settings import ServiceSettings
 from diagnoser import ConfigError
+from diagnoser.registry import KEPT_SNAPSHOTS
 
 SERVER_LOG = "uvicorn.error"
 """The server's own log: uvicorn formats it and filters it by `--log-level`."""
@@ -55,6 +56,9 @@ RESERVED_FILES = 128
 """Descriptors kept for everything but client connections: the database pools (ours and
 DBOS's), SQLite's journal files, the repo files the tools read, the log, the metrics
 files of `--workers N`. A started server uses ~40; the rest is room for jobs."""
+INDEX_FILES_PER_WORKSPACE = 2
+"""Cache files an open workspace's index holds open for as long as it lives: its two term
+indexes' (`diagnoser.term_indexes`), whose postings are read a term at a time."""
 MIN_CONNECTIONS = 16
 """Below this a file limit is a mistake to fix (`ulimit -n`), not a cap to serve with."""
 BODY_TIMED_OUT = "diagnoser.body_timed_out"
@@ -101,7 +105,7 @@ def connection_limits(settings: ServiceSettings) -> Limits:
         max_header_bytes=settings.max_header_bytes,
         header_timeout=settings.header_timeout_seconds,
         body_timeout=settings.body_timeout_seconds,
-        max_connections=connection_cap(settings.max_connections),
+        max_connections=connection_cap(settings.max_connections, reserved_files(settings)),
         max_per_address=settings.max_connections_per_address,
         exempt=settings.trusted_proxies,
     )
@@ -118,14 +122,22 @@ def server_config(
     )
 
 
-def connection_cap(wanted: int) -> int:
-    """`wanted`, or less to fit the file limit, whose soft value is raised towards the hard
-    one first; ConfigError when that leaves too few."""
+def reserved_files(settings: ServiceSettings) -> int:
+    """Descriptors kept from client connections: RESERVED_FILES, and the cache files the
+    open workspaces of every repository may hold (a git repository keeps KEPT_SNAPSHOTS
+    of its commits open)."""
+    workspaces = len(settings.repos) + KEPT_SNAPSHOTS * len(settings.git_repos)
+    return RESERVED_FILES + INDEX_FILES_PER_WORKSPACE * workspaces
+
+
+def connection_cap(wanted: int, reserved: int = RESERVED_FILES) -> int:
+    """`wanted`, or less to fit the file limit with `reserved` descriptors to spare, whose
+    soft value is raised towards the hard one first; ConfigError when that leaves too few."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    raised = raised_soft_limit(wanted, soft=soft, hard=hard)
+    raised = raised_soft_limit(wanted, soft=soft, hard=hard, reserved=reserved)
     if raised != soft:
         resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
-    cap = fitted_cap(wanted, raised)
+    cap = fitted_cap(wanted, raised, reserved=reserved)
     if cap < wanted:
         log.warning(
             "DIAGNOSER_MAX_CONNECTIONS lowered from %d to %d: the file limit is %d (ulimit -n)",
@@ -134,26 +146,26 @@ def connection_cap(wanted: int) -> int:
     return cap
 
 
-def raised_soft_limit(wanted: int, *, soft: int, hard: int) -> int:
-    """The soft file limit to set for `wanted` connections and `RESERVED_FILES`: as is
-    when enough, else as close to enough as the hard limit allows."""
-    needed = wanted + RESERVED_FILES
+def raised_soft_limit(wanted: int, *, soft: int, hard: int, reserved: int = RESERVED_FILES) -> int:
+    """The soft file limit to set for `wanted` connections and `reserved` descriptors: as
+    is when enough, else as close to enough as the hard limit allows."""
+    needed = wanted + reserved
     if soft == resource.RLIM_INFINITY or soft >= needed:
         return soft
     return needed if hard == resource.RLIM_INFINITY else min(needed, hard)
 
 
-def fitted_cap(wanted: int, soft: int) -> int:
-    """`wanted`, or what `soft` descriptors leave after `RESERVED_FILES`; ConfigError when
-    that is under `MIN_CONNECTIONS`."""
-    if soft == resource.RLIM_INFINITY or soft - RESERVED_FILES >= wanted:
+def fitted_cap(wanted: int, soft: int, *, reserved: int = RESERVED_FILES) -> int:
+    """`wanted`, or what `soft` descriptors leave after `reserved`; ConfigError when that
+    is under `MIN_CONNECTIONS`."""
+    if soft == resource.RLIM_INFINITY or soft - reserved >= wanted:
         return wanted
-    if soft - RESERVED_FILES < MIN_CONNECTIONS:
+    if soft - reserved < MIN_CONNECTIONS:
         raise ConfigError(
             f"the file limit is {soft} (ulimit -n): raise it to at least "
-            f"{MIN_CONNECTIONS + RESERVED_FILES} to serve"
+            f"{MIN_CONNECTIONS + reserved} to serve"
         )
-    return soft - RESERVED_FILES
+    return soft - reserved
 
 
 class _Throttled:

@@ -12,14 +12,18 @@ import pytest
 from uvicorn.server import ServerState
 
 from api.server import (
+    INDEX_FILES_PER_WORKSPACE,
     RESERVED_FILES,
     BoundedProtocol,
     Limits,
     ServerConfig,
     fitted_cap,
     raised_soft_limit,
+    reserved_files,
 )
+from api.settings import ServiceSettings
 from diagnoser import ConfigError
+from diagnoser.registry import KEPT_SNAPSHOTS
 
 INFINITY = resource.RLIM_INFINITY
 LIMITS: dict[str, Any] = {
@@ -42,6 +46,17 @@ def test_the_cap_stays_below_the_file_limit() -> None:
     assert fitted_cap(1000, 512) == 512 - RESERVED_FILES
     with pytest.raises(ConfigError, match=r"file limit is 64 \(ulimit -n\): raise it"):
         fitted_cap(1000, 64)
+
+
+def test_the_files_every_open_index_holds_are_kept_from_connections() -> None:
+    """Each open workspace keeps its two term indexes' files open: a git repository up
+    to KEPT_SNAPSHOTS workspaces, a folder one."""
+    settings = ServiceSettings(repos={"a": ".", "b": ".", "g": "https://example.com/g.git"})
+    assert len(settings.repos) == 2 and len(settings.git_repos) == 1
+    reserved = reserved_files(settings)
+    assert reserved == RESERVED_FILES + INDEX_FILES_PER_WORKSPACE * (2 + KEPT_SNAPSHOTS)
+    assert fitted_cap(1000, 512, reserved=reserved) == 512 - reserved
+    assert raised_soft_limit(1000, soft=1024, hard=INFINITY, reserved=reserved) == 1000 + reserved
 
 
 def test_trusted_proxies_have_no_per_address_cap() -> None:
