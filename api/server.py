@@ -45,6 +45,7 @@ from uvicorn.server import ServerState
 from api.settings import ServiceSettings
 from diagnoser import ConfigError
 from diagnoser.registry import KEPT_SNAPSHOTS
+from diagnoser.term_indexes import INDEX_FILES
 
 SERVER_LOG = "uvicorn.error"
 """The server's own log: uvicorn formats it and filters it by `--log-level`."""
@@ -56,9 +57,6 @@ RESERVED_FILES = 128
 """Descriptors kept for everything but client connections: the database pools (ours and
 DBOS's), SQLite's journal files, the repo files the tools read, the log, the metrics
 files of `--workers N`. A started server uses ~40; the rest is room for jobs."""
-INDEX_FILES_PER_WORKSPACE = 2
-"""Cache files an open workspace's index holds open for as long as it lives: its two term
-indexes' (`diagnoser.term_indexes`), whose postings are read a term at a time."""
 MIN_CONNECTIONS = 16
 """Below this a file limit is a mistake to fix (`ulimit -n`), not a cap to serve with."""
 BODY_TIMED_OUT = "diagnoser.body_timed_out"
@@ -123,11 +121,11 @@ def server_config(
 
 
 def reserved_files(settings: ServiceSettings) -> int:
-    """Descriptors kept from client connections: RESERVED_FILES, and the cache files the
-    open workspaces of every repository may hold (a git repository keeps KEPT_SNAPSHOTS
-    of its commits open)."""
+    """Descriptors kept from client connections: RESERVED_FILES, and the term index files
+    (`INDEX_FILES`) the open workspaces of every repository may hold (a git repository
+    keeps KEPT_SNAPSHOTS of its commits open)."""
     workspaces = len(settings.repos) + KEPT_SNAPSHOTS * len(settings.git_repos)
-    return RESERVED_FILES + INDEX_FILES_PER_WORKSPACE * workspaces
+    return RESERVED_FILES + len(INDEX_FILES) * workspaces
 
 
 def connection_cap(wanted: int, reserved: int = RESERVED_FILES) -> int:

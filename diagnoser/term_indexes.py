@@ -20,6 +20,9 @@ TERMS_FILE = "terms.bin"
 TEXT_FILE = "text.bin"
 """Where each index is kept in the repository's cache directory (`Repository.derived`):
 a warm start reads it instead of building it."""
+INDEX_FILES = (TERMS_FILE, TEXT_FILE)
+"""The files a repository's term indexes keep open while they live: their postings are
+read from them a term at a time (`repomap.terms.STORED_PARTS`)."""
 
 Keep = Callable[[str], bool]
 

@@ -12,7 +12,6 @@ import pytest
 from uvicorn.server import ServerState
 
 from api.server import (
-    INDEX_FILES_PER_WORKSPACE,
     RESERVED_FILES,
     BoundedProtocol,
     Limits,
@@ -24,6 +23,7 @@ from api.server import (
 from api.settings import ServiceSettings
 from diagnoser import ConfigError
 from diagnoser.registry import KEPT_SNAPSHOTS
+from diagnoser.term_indexes import INDEX_FILES
 
 INFINITY = resource.RLIM_INFINITY
 LIMITS: dict[str, Any] = {
@@ -54,7 +54,7 @@ def test_the_files_every_open_index_holds_are_kept_from_connections() -> None:
     settings = ServiceSettings(repos={"a": ".", "b": ".", "g": "https://example.com/g.git"})
     assert len(settings.repos) == 2 and len(settings.git_repos) == 1
     reserved = reserved_files(settings)
-    assert reserved == RESERVED_FILES + INDEX_FILES_PER_WORKSPACE * (2 + KEPT_SNAPSHOTS)
+    assert reserved == RESERVED_FILES + len(INDEX_FILES) * (2 + KEPT_SNAPSHOTS)
     assert fitted_cap(1000, 512, reserved=reserved) == 512 - reserved
     assert raised_soft_limit(1000, soft=1024, hard=INFINITY, reserved=reserved) == 1000 + reserved
 
