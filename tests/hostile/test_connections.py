@@ -278,3 +278,25 @@ def test_the_bounds_hold_with_web_workers(tmp_path: Path) -> None:
     with _server(tmp_path, settings, ("--workers", "2")) as running:
         test_a_one_megabyte_header_is_refused(running)
         test_a_trickled_header_is_cut_off(running)
+
+
+REPOS = 40
+"""Folder repositories of the many-repositories server: their index files alone
+(2 each) are most of the descriptors left after a started server's own."""
+
+
+def test_many_repositories_keep_descriptors_for_their_index_files(tmp_path: Path) -> None:
+    """Each open index keeps its two term index files open (`api.server.reserved_files`):
+    at a low file limit the connection cap leaves them room, so a connection flood
+    cannot take the descriptors the repositories' jobs need."""
+    folders = []
+    for n in range(REPOS):
+        folder = tmp_path / "repos" / f"r{n}"
+        folder.mkdir(parents=True)
+        (folder / "app.py").write_text(f"def f{n}():\n    return {n}\n")
+        folders.append(f"r{n}={folder}")
+    settings = _settings(tmp_path, DIAGNOSER_REPOS=",".join(folders))
+    with _server(tmp_path, settings, low_files=True) as running:
+        output = running.output
+    cap = FILE_LIMIT - 128 - 2 * REPOS  # RESERVED_FILES, INDEX_FILES per folder repository
+    assert f"DIAGNOSER_MAX_CONNECTIONS lowered from 1000 to {cap}" in output, output[-2000:]
