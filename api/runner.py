@@ -25,6 +25,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from types import FrameType
@@ -44,6 +45,9 @@ PROG = "diagnoser worker"
 STOP_SIGNALS = {signal.SIGINT: ("interrupted", 130), signal.SIGTERM: ("terminated", 143)}
 """A stop signal → what the last line says, and the exit code (128 + the signal)."""
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+THREAD_END_SECONDS = 1.0
+"""How long, once the queue has stopped, its idle threads get to end before a thread
+still running counts as a job's (`_lingering`)."""
 
 
 def run(service: Service) -> int:
@@ -72,16 +76,32 @@ def run(service: Service) -> int:
             signal.signal(number, handler)
         service.store.engine.dispose()
     word, code = STOP_SIGNALS[signal.Signals(received[0])]
-    if handed:  # their threads run on without DBOS: what they would say is noise now
+    abandoned = bool(handed) or _lingering()
+    if abandoned:  # their threads run on without DBOS: what they would say is noise now
         _mute_abandoned()
     print(
         f"{PROG}: {word}: {held - handed} running jobs ended, {handed} handed back to the fleet",
         file=sys.stderr, flush=True,
     )  # fmt: skip
-    if handed:  # their threads run on, DBOS gone: the interpreter would wait for them
+    if abandoned:  # their threads run on, DBOS gone: the interpreter would wait for them
         sys.stdout.flush()
         os._exit(code)
     return code
+
+
+def _lingering() -> bool:
+    """Whether a thread the interpreter waits for at exit still runs once the queue has
+    stopped: a job's, even one the store does not count as held — a workflow DBOS
+    started as its queue stopped, before the job's start was stored. DBOS gone, such a
+    thread may retry its next step for ever, and the exit with it."""
+    deadline = time.monotonic() + THREAD_END_SECONDS
+    for thread in threading.enumerate():
+        if thread is threading.current_thread() or thread.daemon:
+            continue
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive():
+            return True
+    return False
 
 
 def _mute_abandoned() -> None:

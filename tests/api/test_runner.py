@@ -5,6 +5,8 @@ as a real process, in a fleet, is in `test_fleet_processes.py`."""
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from contextlib import redirect_stdout
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -24,6 +26,9 @@ from tests.api.test_metrics import value
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 CRASH = (SAMPLES / "android_logcat_open_shared.txt").read_text()
+ROOT = Path(__file__).resolve().parents[2]
+HANG_SECONDS = 30
+"""A hang guard: the worker below ends in about a second."""
 
 
 def _member(*, seen: datetime = NOW, ready: bool = True) -> Executor:
@@ -110,3 +115,37 @@ def test_worker_check_on_a_database_it_cannot_read_is_one_line(
     monkeypatch.setenv("DIAGNOSER_DATABASE_URL", f"sqlite:///{tmp_path / 'empty.sqlite'}")
     code, said = _check()  # never migrated: no executors table
     assert code == 1 and ": the database cannot be read: " in said, said
+
+
+STOPPED_WITH_A_STRAY_JOB = """
+import os, signal, sys, threading, time
+from types import SimpleNamespace
+from api.runner import run
+
+class Jobs:
+    fleet = SimpleNamespace(ready=False)
+    def launch(self):  # a workflow the store never saw start: it runs on, not daemon
+        threading.Thread(target=time.sleep, args=(600,), daemon=False).start()
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM)).start()
+    def held(self):
+        return 0
+    def shutdown(self):
+        pass
+
+engine = SimpleNamespace(dispose=lambda: None)
+service = SimpleNamespace(jobs=Jobs(), warm=lambda: None, store=SimpleNamespace(engine=engine))
+sys.exit(run(service))
+"""
+
+
+def test_a_stopped_worker_exits_though_a_job_thread_the_store_never_counted_runs_on() -> None:
+    # The fleet test's worker hung for 60 s on SIGTERM: a job thread ran on that the
+    # store did not call held, and the interpreter waited for it at exit.
+    done = subprocess.run(
+        [sys.executable, "-c", STOPPED_WITH_A_STRAY_JOB], cwd=ROOT, capture_output=True,
+        text=True, timeout=HANG_SECONDS, check=False,
+    )  # fmt: skip
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "diagnoser worker: terminated: 0 running jobs ended, 0 handed back to the fleet"
+    )
