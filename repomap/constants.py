@@ -81,7 +81,7 @@ WORKER_STOP_SECONDS = 1.0
 is sent SIGKILL. Workers hold no state worth saving: a chunk takes well under a second."""
 
 # --- cache ---------------------------------------------------------------
-CACHE_FORMAT_VERSION = 11
+CACHE_FORMAT_VERSION = 12
 """Bump when the cached tags change shape or the queries change meaning."""
 
 MAX_CACHE_FILE_BYTES = 512 * 1024 * 1024

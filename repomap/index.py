@@ -45,11 +45,20 @@ class _NameTable(NamedTuple):
     """The files, numbered."""
     first: npt.NDArray[np.int64]
     """Per file, the number of its first definition (and one past the last at the end)."""
-    slots: dict[str, int]
-    """Each defined name → its slot."""
+    names: tuple[str, ...]
+    """Every defined name, sorted: a name's slot is its place here (`_slot`). A dict of
+    name → slot held 3.8 MB on a 20,000-file tree (73,000 names, an int object each);
+    this holds 0.9 with `first_seen` (docs/benchmarks/memory.md)."""
+    first_seen: npt.NDArray[np.int32]
+    """Per slot, where its name comes in the order names are first defined."""
     order: npt.NDArray[np.int32]
     """Definition numbers grouped by slot: those of slot s are `order[starts[s]:starts[s+1]]`."""
     starts: npt.NDArray[np.int64]
+
+    def slot(self, name: str) -> int | None:
+        """`name`'s slot; None when nothing is defined by that name."""
+        at = bisect.bisect_left(self.names, name)
+        return at if at < len(self.names) and self.names[at] == name else None
 
 
 class _Spans(NamedTuple):
@@ -180,7 +189,7 @@ class SymbolIndex:
     def _named(self, name: str) -> list[Symbol]:
         """The definitions named `name`, by file (in the tags' order) then source order."""
         names = self._names_table
-        slot = names.slots.get(name)
+        slot = names.slot(name)
         if slot is None:
             return []
         found = names.order[names.starts[slot] : names.starts[slot + 1]]
@@ -197,16 +206,27 @@ class SymbolIndex:
         not a `Symbol` per definition, which held ~100 bytes each while a lookup reads a
         handful (docs/benchmarks.md, "Memory")."""
         paths = tuple(self._tags)
-        slots: dict[str, int] = {}
-        slot_of, first = array("i"), array("q", [0])
+        seen: dict[str, int] = {}  # each name → where it comes in the order first defined
+        seen_of, first = array("i"), array("q", [0])
         for path in paths:
             definitions = self._tags[path].definitions
-            slot_of.extend(slots.setdefault(d.name, len(slots)) for d in definitions)
+            seen_of.extend(seen.setdefault(d.name, len(seen)) for d in definitions)
             first.append(first[-1] + len(definitions))
-        of = np.frombuffer(slot_of, dtype=np.int32) if slot_of else np.zeros(0, np.int32)
+        by_seen = tuple(seen)
+        del seen
+        first_seen = np.array(
+            sorted(range(len(by_seen)), key=by_seen.__getitem__), dtype=np.int32
+        )  # slot (sorted place) → seen number
+        slot_of_seen = np.empty(len(by_seen), dtype=np.int32)
+        slot_of_seen[first_seen] = np.arange(len(by_seen), dtype=np.int32)
+        seen_numbers = np.frombuffer(seen_of, dtype=np.int32) if seen_of else np.zeros(0, np.int32)
+        of = slot_of_seen[seen_numbers]  # each definition's slot
         order = np.argsort(of, kind="stable").astype(np.int32)  # by name, then as numbered
-        starts = np.concatenate(([0], np.cumsum(np.bincount(of, minlength=len(slots)))))
-        return _NameTable(paths, np.frombuffer(first, dtype=np.int64), slots, order, starts)
+        starts = np.concatenate(([0], np.cumsum(np.bincount(of, minlength=len(by_seen)))))
+        names = tuple(by_seen[i] for i in first_seen.tolist())
+        return _NameTable(
+            paths, np.frombuffer(first, dtype=np.int64), names, first_seen, order, starts
+        )
 
     def _by_qualified(self, qualified: str) -> list[Symbol]:
         """Definitions whose qualified name (not their bare one) is `qualified`. No table:
@@ -229,9 +249,10 @@ class SymbolIndex:
         # definitions of the names that fold to one of `lowered`'s dotted suffixes. (A table
         # of every qualified name's folded form held 48 MB on a 20,000-file tree.)
         suffixes = {lowered[dot + 1 :] for dot, char in enumerate(lowered) if char == "."}
-        slots = self._names_table.slots
+        table = self._names_table
         qualifieds: dict[str, None] = {}
-        for name in sorted({n for s in suffixes for n in self._fold(s)}, key=slots.__getitem__):
+        first_defined = functools.partial(_first_defined, table)
+        for name in sorted({n for s in suffixes for n in self._fold(s)}, key=first_defined):
             for symbol in self._named(name):
                 qualified = symbol.definition.qualified
                 if qualified != name and qualified.lower() == lowered:
@@ -243,7 +264,7 @@ class SymbolIndex:
         found = self._case_variants.get(lowered)
         if found is not None:
             return found
-        return (lowered,) if lowered in self._names_table.slots else ()
+        return (lowered,) if self._names_table.slot(lowered) is not None else ()
 
     @functools.cached_property
     def _case_variants(self) -> dict[str, tuple[str, ...]]:
@@ -251,18 +272,26 @@ class SymbolIndex:
         for keys some name with a capital folds to: a lower-case name alone is found by
         the key, so most names take no entry (nor a lower-cased copy while this is made:
         one of every name, grouped, left 13 MB behind on a 20,000-file tree)."""
-        slots = self._names_table.slots
-        keys = {lowered for name in slots if (lowered := name.lower()) != name}
+        names = self._names_table
+        keys = {lowered for name in names.names if (lowered := name.lower()) != name}
         table: dict[str, list[str]] = {}
-        for name in slots:
+        for slot in np.argsort(names.first_seen).tolist():  # in the order first defined
+            name = names.names[slot]
             lowered = name.lower()
             if lowered in keys:
                 table.setdefault(lowered, []).append(name)
         return {key: tuple(found) for key, found in table.items()}
 
-    @functools.cached_property
-    def _names(self) -> list[str]:
-        return sorted(self._names_table.slots)
+    @property
+    def _names(self) -> tuple[str, ...]:
+        return self._names_table.names
+
+
+def _first_defined(table: _NameTable, name: str) -> int:
+    """Where a defined `name` comes in the order names are first defined."""
+    slot = table.slot(name)
+    assert slot is not None
+    return int(table.first_seen[slot])
 
 
 def _unique(symbols: tuple[Symbol, ...]) -> tuple[Symbol, ...]:

@@ -470,7 +470,9 @@ def test_packed_words_answer_as_the_counts_they_pack(found: dict[str, int]) -> N
 _DEFINITION = st.builds(
     Definition,
     name=st.sampled_from(["save", "Note", "é", "get_x"]),
-    qualified=st.sampled_from(["save", "Note.save", "a.b.c", ""]),
+    qualified=st.sampled_from(
+        ["save", "Note.save", "a.b.c", "", "=Note.save", ".save", "Note.", "=", "Notesave", "é.é"]
+    ),
     kind=st.sampled_from(["function", "method", "class"]),
     line=st.integers(1, 100_000),
     start_line=st.integers(1, 100_000),
@@ -489,6 +491,19 @@ def test_packed_definitions_answer_as_the_tuple_they_pack(found: list[Definition
     assert pickle.loads(pickle.dumps(definitions)) == definitions
     with pytest.raises(IndexError):
         definitions[len(found)]
+
+
+def test_packed_definitions_keep_a_qualified_name_without_the_name_it_ends_in() -> None:
+    method = Definition("save", "Note.save", "method", 3, 3, 4, "def save(self):")
+    function = Definition("save", "save", "function", 9, 9, 9, "def save():")
+    odd = Definition("save", "=Note.save", "method", 1, 1, 1, "")  # kept whole, marked
+    texts, _ = Definitions.of([method, function, odd]).packed()
+    assert texts.split("\0") == [
+        "save", "Note.", "method", "def save(self):",
+        "save", "", "function", "def save():",
+        "save", "==Note.save", "method", "",
+    ]  # fmt: skip
+    assert list(Definitions.of([method, function, odd])) == [method, function, odd]
 
 
 def test_a_definition_shares_its_name_with_every_other_of_that_name() -> None:
@@ -523,4 +538,4 @@ def test_line_numbers_and_counts_keep_their_values_in_whichever_width_holds_them
     ]
     assert Definitions(*definitions.packed(), 1) == definitions
     width = 2 if last_line < 1 << 16 else 4
-    assert references._lines.itemsize == definitions._lines.itemsize == width  # held
+    assert references._numbers.itemsize == definitions._lines.itemsize == width  # held
