@@ -208,7 +208,7 @@ def _field_starts(texts: str, count: int) -> array[int]:
 class References(Mapping[str, tuple[int, ...]]):
     """Identifier → the lines it is used on, ascending.
 
-    Kept packed (names, then use counts and lines as uint32 arrays) because a large
+    Kept packed (names, then the use counts and the lines in one array) because a large
     repository has hundreds of thousands of uses: packed, they load from the cache in
     one read, and ranking needs only the counts. A lookup scans the names and slices its
     lines out, keeping no table: one lookup in every file (`SymbolIndex.references`)
