@@ -2,7 +2,7 @@
 
 SQLite by default (a file in the data directory, WAL journal, so readers never wait for
 the writer); PostgreSQL by `DIAGNOSER_DATABASE_URL`. The schema is Alembic's
-(`api/migrations/`), upgraded at start; `create_all` is never used.
+(`api/migrations/`), upgraded at start when it is behind; `create_all` is never used.
 """
 
 from __future__ import annotations
@@ -40,6 +40,10 @@ while in use still renews the whole pool (SQLAlchemy's disconnect handling), so 
 restart under load the requests in flight fail and the next ones get new connections."""
 _IDLE_SINCE = "diagnoser_idle_since"
 """Key in a pooled connection's `info`: when it went back to the pool (monotonic s)."""
+SCHEMA_REVISION = "0005"
+"""The newest migration's revision (`api/migrations/versions/`). A database already at it
+is not migrated, and Alembic is not imported: its modules (and Mako's), 9 MB, stayed
+loaded for as long as the service ran (docs/benchmarks/memory.md)."""
 MIGRATION_LOCK = 0x64696167
 """PostgreSQL advisory lock key the migrating process holds ("diag")."""
 SQLITE = "sqlite"
@@ -149,6 +153,8 @@ def migrate(engine: Engine) -> None:
     """Upgrade the schema to the newest migration (a no-op when it is there); ConfigError
     when the database cannot be reached. On PostgreSQL, processes starting at once take
     turns (an advisory lock held by the migrating transaction)."""
+    if _revision(engine) == SCHEMA_REVISION:
+        return
     from alembic import command  # noqa: PLC0415 (only a process that migrates needs it)
     from alembic.config import Config  # noqa: PLC0415
 
@@ -164,6 +170,17 @@ def migrate(engine: Engine) -> None:
             command.upgrade(config, "head")
     except (SQLAlchemyError, ValueError) as exc:
         raise _unusable(exc, engine) from None
+
+
+def _revision(engine: Engine) -> str | None:
+    """The revision the database's schema is at; None when it has none yet, or when it
+    cannot be read (Alembic then migrates, or says why it cannot)."""
+    try:
+        with engine.connect() as connection:
+            found = connection.execute(text("SELECT version_num FROM alembic_version"))
+            return found.scalar_one_or_none()
+    except SQLAlchemyError:
+        return None
 
 
 def reach(engine: Engine) -> None:

@@ -5,6 +5,8 @@ store (`api/migrations/versions/`)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,15 +14,19 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
-from api.database import MIGRATIONS, connect, migrate
+from api.database import MIGRATIONS, SCHEMA_REVISION, connect, migrate
 from api.store import Store
 from diagnoser.finding import Finding, Location, Status
 from diagnoser.intake import Kind
 from tests.api.databases import BACKENDS, fresh_database
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
+ROOT = Path(__file__).resolve().parents[2]
+HANG_SECONDS = 60
+"""A hang guard for a process that migrates a database."""
 REPORTS = sa.table(
     "reports", sa.column("id", sa.String), sa.column("repo", sa.String),
     sa.column("source", sa.String), sa.column("content_type", sa.String),
@@ -120,3 +126,45 @@ def test_0004_renames_the_grounding_statuses_of_stored_findings(
             assert _stored(engine) == {id_: (name, _old_body(name)) for id_, name in old.items()}
         finally:
             engine.dispose()
+
+
+def test_the_schema_revision_is_the_newest_migration() -> None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    assert ScriptDirectory.from_config(config).get_current_head() == SCHEMA_REVISION
+
+
+MIGRATE = """
+import sys
+from api.database import connect, migrate
+engine = connect(sys.argv[1])
+migrate(engine)
+print("alembic" in sys.modules)
+"""
+
+
+def _migrated_in_a_process(url: str) -> list[str]:
+    """What a fresh process that migrates `url` prints: whether it loaded Alembic."""
+    done = subprocess.run(
+        [sys.executable, "-c", MIGRATE, url], cwd=ROOT, capture_output=True, text=True,
+        check=True, timeout=HANG_SECONDS,
+    )  # fmt: skip
+    return done.stdout.split()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_database_at_the_newest_revision_is_not_migrated_and_alembic_not_loaded(
+    backend: str, tmp_path: Path
+) -> None:
+    with fresh_database(backend, tmp_path) as url:
+        runs = [_migrated_in_a_process(url), _migrated_in_a_process(url)]
+        engine = connect(url)
+        try:
+            with engine.connect() as connection:
+                tables = sa.inspect(connection).get_table_names()
+                version = connection.execute(sa.text("SELECT version_num FROM alembic_version"))
+                revision = version.scalar_one()
+        finally:
+            engine.dispose()
+    assert runs == [["True"], ["False"]]  # a new database is migrated; then it is current
+    assert revision == SCHEMA_REVISION and {"reports", "jobs", "findings"} <= set(tables)
