@@ -46,7 +46,7 @@ class _NameTable(NamedTuple):
     first: npt.NDArray[np.int64]
     """Per file, the number of its first definition (and one past the last at the end)."""
     names: tuple[str, ...]
-    """Every defined name, sorted: a name's slot is its place here (`_slot`). A dict of
+    """Every defined name, sorted: a name's slot is its place here (`slot`). A dict of
     name → slot held 3.8 MB on a 20,000-file tree (73,000 names, an int object each);
     this holds 0.9 with `first_seen` (docs/benchmarks/memory.md)."""
     first_seen: npt.NDArray[np.int32]
