@@ -18,18 +18,27 @@ class Draft(BaseModel):
     """A report's diagnosis as written: title, root cause, locations, changes, and how
     hard and risky the change looks."""
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+    # Descriptions as `Field`s, not attribute docstrings: pydantic reads those from the
+    # source at import, walking frames through `inspect.getmodule` — 24 ms of every start.
+    model_config = ConfigDict(frozen=True)
 
-    title: str = Field(min_length=1)
-    """One line: what fails, and where."""
+    title: str = Field(min_length=1, description="One line: what fails, and where.")
     root_cause: RootCause
-    files: list[Location] = Field(default_factory=list)
-    """Relevance order: the first is the most likely fault location."""
-    changes: list[ProposedChange] = Field(default_factory=list)
-    """Proposed changes, each to one file, with a unified diff when one is given."""
-    complexity: Level = Level.MEDIUM
-    """How hard the change is; medium when the report does not say."""
-    risk: Level = Level.MEDIUM
-    """How likely the change breaks something else; medium when the report does not say."""
-    rationale: str = ""
-    """Why that complexity and risk."""
+    files: list[Location] = Field(
+        default_factory=list,
+        description="Relevance order: the first is the most likely fault location.",
+    )
+    changes: list[ProposedChange] = Field(
+        default_factory=list,
+        description="Proposed changes, each to one file, with a unified diff when one is given.",
+    )
+    complexity: Level = Field(
+        Level.MEDIUM, description="How hard the change is; medium when the report does not say."
+    )
+    risk: Level = Field(
+        Level.MEDIUM,
+        description=(
+            "How likely the change breaks something else; medium when the report does not say."
+        ),
+    )
+    rationale: str = Field("", description="Why that complexity and risk.")
