@@ -33,12 +33,13 @@ class Draft(BaseModel):
         description="Proposed changes, each to one file, with a unified diff when one is given.",
     )
     complexity: Level = Field(
-        Level.MEDIUM, description="How hard the change is; medium when the report does not say."
+        default=Level.MEDIUM,
+        description="How hard the change is; medium when the report does not say.",
     )
     risk: Level = Field(
-        Level.MEDIUM,
+        default=Level.MEDIUM,
         description=(
             "How likely the change breaks something else; medium when the report does not say."
         ),
     )
-    rationale: str = Field("", description="Why that complexity and risk.")
+    rationale: str = Field(default="", description="Why that complexity and risk.")
