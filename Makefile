@@ -34,7 +34,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP) bytecode
+install: bytecode
 
 # Our modules' bytecode, written ahead. Where PYTHONDONTWRITEBYTECODE is set (this
 # machine and CI set it) Python never caches it, and every start compiled our 20,000
@@ -43,10 +43,10 @@ install: $(STAMP) bytecode
 bytecode: $(STAMP)
 	@$(PY) -m compileall -q api diagnoser repomap diagnoser_entry.py
 
-run: $(STAMP) bytecode
+run: bytecode
 	$(VENV)/bin/diagnoser serve
 
-demo: $(STAMP) bytecode
+demo: bytecode
 	$(VENV)/bin/diagnoser diagnose sample_reports/reports/issue_load_more_500.md --format markdown
 
 lint: $(STAMP)

@@ -128,7 +128,7 @@ def reserved_files(settings: ServiceSettings) -> int:
     return RESERVED_FILES + len(INDEX_FILES) * workspaces
 
 
-def connection_cap(wanted: int, reserved: int = RESERVED_FILES) -> int:
+def connection_cap(wanted: int, reserved: int) -> int:
     """`wanted`, or less to fit the file limit with `reserved` descriptors to spare, whose
     soft value is raised towards the hard one first; ConfigError when that leaves too few."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

@@ -60,6 +60,12 @@ class _NameTable(NamedTuple):
         at = bisect.bisect_left(self.names, name)
         return at if at < len(self.names) and self.names[at] == name else None
 
+    def first_defined(self, name: str) -> int:
+        """Where a defined `name` comes in the order names are first defined."""
+        slot = self.slot(name)
+        assert slot is not None
+        return int(self.first_seen[slot])
+
 
 class _Spans(NamedTuple):
     starts: list[int]
@@ -164,7 +170,10 @@ class SymbolIndex:
         bare = name.rsplit(".", 1)[-1]
         # Plain ratio (fast) picks a shortlist from every name; WRatio orders the shortlist.
         shortlist = [
-            m for m, _, _ in process.extract(bare, self._names, scorer=fuzz.ratio, limit=SHORTLIST)
+            m
+            for m, _, _ in process.extract(
+                bare, self._names_table.names, scorer=fuzz.ratio, limit=SHORTLIST
+            )
         ]
         found = process.extract(
             bare, shortlist, scorer=fuzz.WRatio, limit=MAX_SUGGESTIONS, score_cutoff=FUZZY_CUTOFF
@@ -249,9 +258,8 @@ class SymbolIndex:
         # definitions of the names that fold to one of `lowered`'s dotted suffixes. (A table
         # of every qualified name's folded form held 48 MB on a 20,000-file tree.)
         suffixes = {lowered[dot + 1 :] for dot, char in enumerate(lowered) if char == "."}
-        table = self._names_table
+        first_defined = self._names_table.first_defined
         qualifieds: dict[str, None] = {}
-        first_defined = functools.partial(_first_defined, table)
         for name in sorted({n for s in suffixes for n in self._fold(s)}, key=first_defined):
             for symbol in self._named(name):
                 qualified = symbol.definition.qualified
@@ -281,17 +289,6 @@ class SymbolIndex:
             if lowered in keys:
                 table.setdefault(lowered, []).append(name)
         return {key: tuple(found) for key, found in table.items()}
-
-    @property
-    def _names(self) -> tuple[str, ...]:
-        return self._names_table.names
-
-
-def _first_defined(table: _NameTable, name: str) -> int:
-    """Where a defined `name` comes in the order names are first defined."""
-    slot = table.slot(name)
-    assert slot is not None
-    return int(table.first_seen[slot])
 
 
 def _unique(symbols: tuple[Symbol, ...]) -> tuple[Symbol, ...]:
