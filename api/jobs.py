@@ -202,9 +202,13 @@ def investigate(job_id: str, prepared: Prepared) -> Investigated:
 
     assert rt.models is not None  # a process that runs jobs resolved them (`preflight`)
     try:
+        pinned = rt.workspaces.pinned_revision(job.repo, prepared.report)
+        workspace = rt.workspaces.get(job.repo, pinned)
+        # Indexed first, as the CLI does; a start-up warm still running is waited for.
+        workspace.warm()
         outcome = diagnose(
             prepared.report,
-            rt.workspaces.get(job.repo, rt.workspaces.pinned_revision(job.repo, prepared.report)),
+            workspace,
             models=rt.models,
             traces=prepared.intake.traces,
             truncated=prepared.intake.truncated,

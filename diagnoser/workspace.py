@@ -105,6 +105,7 @@ class Workspace:
         self._repository = repository
         self._home = home
         self._opening = threading.Lock()  # several worker threads may ask for the index at once
+        self._warming = threading.Lock()  # one `warm` at a time: see there
         self._unreadable: set[str] = set()  # listed files found binary or unreadable once
 
     @property
@@ -122,9 +123,15 @@ class Workspace:
         """Walk the tree, build (or load) the index and make the symbol tables every run
         looks names up in, now rather than in the first run. Blocking: parses in a
         process pool when the cache is cold. (Made inside the first run, the tables raised
-        the peak of a 20,000-file diagnosis from 274 to 303 MB: docs/benchmarks.md, "Memory".)"""
-        self.repository.index.prepare()
-        self.file_paths  # noqa: B018
+        the peak of a 20,000-file diagnosis from 274 to 303 MB: docs/benchmarks.md, "Memory".)
+
+        One at a time, and a no-op once done: a job that starts while the service's start-up
+        warm still runs waits here for it, rather than building the term indexes while the
+        symbol tables are made (both at once were the service's cold peak on a 20,000-file
+        tree: docs/benchmarks/memory.md)."""
+        with self._warming:
+            self.repository.index.prepare()
+            self.file_paths  # noqa: B018
 
     @property
     def is_warm(self) -> bool:

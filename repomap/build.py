@@ -104,7 +104,9 @@ def build(
         else:
             fresh[entry.path] = hit
             moved = moved or hit is not cached
-    for entry, parsed in zip(to_parse, _parse_all(root, to_parse, progress, workers), strict=True):
+    spill = _spill(directory) if use_cache and to_parse else None
+    parsed_all = _parse_all(root, to_parse, progress, workers, spill)
+    for entry, parsed in zip(to_parse, parsed_all, strict=True):
         fresh[entry.path] = parsed
 
     warnings = list(walked.skipped)
@@ -192,10 +194,24 @@ def _repairer(
     return repair
 
 
+def _spill(directory: Path) -> wordsfile.Spill | None:
+    """Where a build's parsed words wait for `cache.save`; None (they wait in memory) when
+    the cache directory cannot take a file — the save will say so."""
+    try:
+        return wordsfile.Spill(directory)
+    except OSError:
+        return None
+
+
 def _parse_all(
-    root: Path, entries: list[FileEntry], progress: Progress | None, workers: int | None
+    root: Path,
+    entries: list[FileEntry],
+    progress: Progress | None,
+    workers: int | None,
+    spill: wordsfile.Spill | None = None,
 ) -> list[cache.CachedFile]:
-    """Tag `entries` (in order), in a process pool when there are enough of them.
+    """Tag `entries` (in order), in a process pool when there are enough of them; each
+    file's words go to `spill` as it arrives.
 
     A list, not a generator: an exception that interrupts the build (Ctrl-C, SIGTERM
     turned into SystemExit) then always lands in here while the pool is alive, where it
@@ -208,7 +224,7 @@ def _parse_all(
     if total < MIN_FILES_FOR_POOL or workers == 1:
         tagged = []
         for done, entry in enumerate(entries, 1):
-            tagged.append(tag_file(root, entry))
+            tagged.append(_spilled(tag_file(root, entry), spill))
             if progress:
                 progress(done, total)
         return tagged
@@ -219,7 +235,7 @@ def _parse_all(
     tagged = []
     try:
         for results in pool.map(_tag_chunk, [root] * len(chunks), chunks):
-            tagged.extend(results)
+            tagged.extend(_spilled(cached, spill) for cached in results)
             if progress:
                 progress(len(tagged), total)
     except BaseException:
@@ -227,6 +243,12 @@ def _parse_all(
         raise
     pool.shutdown()
     return tagged
+
+
+def _spilled(cached: cache.CachedFile, spill: wordsfile.Spill | None) -> cache.CachedFile:
+    if spill is not None and isinstance(cached.words, bytes):
+        cached.words = spill.add(cached.words)
+    return cached
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:

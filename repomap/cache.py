@@ -77,7 +77,7 @@ class CachedFile:
         notes: tuple[str, ...] = (),
         packed: bytes | None = None,
         definitions: int = 0,
-        words: bytes | None = None,
+        words: wordsfile.Packed | None = None,
     ) -> None:
         self.size = size
         self.mtime_ns = mtime_ns
@@ -97,8 +97,9 @@ class CachedFile:
         # 1,000 files for as long as the repository stayed open.
         self._packed = packed if tags is None else None
         self.words = words
-        """The file's word counts (`wordsfile.pack_words`), held from its parse until `save` has
-        written them to words.bin; None after that, or when read from the cache."""
+        """The file's word counts (`wordsfile.pack_words`), held (or spilled aside:
+        `wordsfile.Spill`) from its parse until `save` has written them to words.bin; None
+        after that, or when read from the cache."""
 
     @property
     def has_tags(self) -> bool:
@@ -165,7 +166,8 @@ class CachedFile:
 
     def __reduce__(self) -> tuple[Any, tuple[object, ...]]:
         """What crosses from a parse worker: the entry and the words, packed."""
-        return (CachedFile._with_words, (self.encode(), self.words))
+        words = None if self.words is None else wordsfile.packed_bytes(self.words)
+        return (CachedFile._with_words, (self.encode(), words))
 
 
 _SEP = "\0"  # cannot occur in the fields: tags.py replaces NUL in source text
@@ -268,7 +270,7 @@ class WordsView(Mapping[str, Words]):
 
     def __getitem__(self, path: str) -> Words:
         cached = self._tags.cached(path)
-        packed = cached.words
+        packed = _in_memory(cached.words)
         if packed is None and self._directory is not None:
             if self._stored is None:
                 self._stored = wordsfile.StoredWords(self._directory)
@@ -284,6 +286,15 @@ class WordsView(Mapping[str, Words]):
 
     def __len__(self) -> int:
         return len(self._tags)
+
+
+def _in_memory(words: wordsfile.Packed | None) -> bytes | None:
+    """A file's packed words from its parse, read back if spilled (None when they cannot
+    be: words.bin or a recount then gives them)."""
+    try:
+        return None if words is None else wordsfile.packed_bytes(words)
+    except (CacheError, OSError):
+        return None
 
 
 def _decodes(cached: CachedFile) -> bool:

@@ -32,7 +32,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from repomap.constants import CACHE_FORMAT_VERSION, MAX_CACHE_FILE_BYTES
 
@@ -307,16 +307,29 @@ def _check_directory(directory: Path) -> None:
             raise CacheError(f"cache directory {folder} is {what} (not used: remove it)")
 
 
+def _make_directory(directory: Path) -> None:
+    """`directory` made if absent; OSError when it or its parent is not a real directory."""
+    try:
+        _check_directory(directory)
+    except CacheError as exc:
+        raise OSError(errno.ENOTDIR, str(exc)) from exc
+    directory.mkdir(parents=True, exist_ok=True)
+
+
+def scratch(directory: Path) -> BinaryIO:
+    """An unnamed temporary file in the cache directory `directory` (made as `write` makes
+    it), unbuffered: gone once closed, or when the process dies. OSError when it cannot
+    be made."""
+    _make_directory(directory)
+    return tempfile.TemporaryFile(dir=directory, prefix=".scratch-", buffering=0)
+
+
 def write(path: Path, value: Any, *, key: int = 0) -> None:
     """Write atomically (temp file + rename): readers never see half a file. The rename
     replaces whatever is at `path` — a link is replaced, not followed. A `Stream` at the
     top level of `value` is written from its chunks, to the tail; ValueError when they
     do not add up to its length."""
-    try:
-        _check_directory(path.parent)
-    except CacheError as exc:
-        raise OSError(errno.ENOTDIR, str(exc)) from exc
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _make_directory(path.parent)
     tail = _tail_of(value)
     lengths = {
         name: part.length if isinstance(part, Stream) else len(part) for name, part in tail.items()

@@ -1,9 +1,10 @@
 """The escape corpus: every attempt is refused by every tool, and no output ever shows
-anything from outside the root or from a secret file."""
+anything from outside the root or from a secret file. Then the warm-up's order."""
 
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -285,3 +286,31 @@ def test_file_names_that_are_not_utf8_cannot_break_the_tools(
     assert "bad\\xffname.py: file name is not valid UTF-8" in outputs[-1]
     with pytest.raises(PathRefused, match="not valid UTF-8"):
         read_range(workspace, "bad\udcffname.py")
+
+
+def test_a_warm_that_starts_while_another_runs_waits_for_it(make_repo: MakeRepo) -> None:
+    """A job starting while the service's start-up warm still runs makes nothing beside it."""
+    workspace = Workspace(make_repo({"a.py": "def f():\n    return 1\n"}))
+    index = workspace.repository.index
+    entered, release = threading.Event(), threading.Event()
+    prepared: list[str] = []
+    real_prepare = index.prepare
+
+    def slow_prepare() -> None:
+        prepared.append(threading.current_thread().name)
+        entered.set()
+        release.wait(10)
+        real_prepare()
+
+    index.prepare = slow_prepare  # type: ignore[method-assign]
+    first = threading.Thread(target=workspace.warm, name="start-up")
+    first.start()
+    assert entered.wait(10)
+    second = threading.Thread(target=workspace.warm, name="job")
+    second.start()
+    second.join(0.3)
+    assert second.is_alive() and prepared == ["start-up"]  # waiting, not preparing
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert not second.is_alive() and workspace.is_warm

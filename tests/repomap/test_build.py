@@ -6,10 +6,11 @@ from pathlib import Path
 import pytest
 
 from repomap import build as build_module
-from repomap import wordsfile
+from repomap import cache, wordsfile
 from repomap.build import build
 from repomap.constants import MAX_FILE_BYTES, MIN_FILES_FOR_POOL
 from repomap.deny import DenyList
+from repomap.tags import Words, file_words
 from tests.conftest import MakeRepo
 
 NOTE = "class Note:\n    def save(self):\n        return store(self)\n"
@@ -214,6 +215,33 @@ def test_failed_cache_write_is_a_warning_and_leaves_no_debris(
     names = sorted(p.name for p in Path(first.stats.cache_dir).iterdir())
     assert names == ["tags.bin", "words.bin"]
     assert build(root, home=home).stats.parsed == 1
+
+
+def test_a_cold_build_spills_each_files_words_and_reads_them_back_unsaved(
+    make_repo: MakeRepo, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The words wait in the spill, not in memory, until saved; a failed save loses none."""
+    files = {
+        f"pkg/m{i}.py": f"def f{i}():\n    return g{i}('word{i} said')\n"
+        for i in range(MIN_FILES_FOR_POOL + 5)
+    }
+    root = make_repo(files)
+
+    def explode(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(build_module.cache.os, "replace", explode)
+    result = build(root, home=home, workers=2)
+    monkeypatch.undo()
+    assert any(w.reason.startswith("cache not saved") for w in result.warnings)
+    assert all(isinstance(result.tags.cached(p).words, wordsfile.Spilled) for p in files)
+
+    def recount(path: str) -> Words:
+        raise AssertionError(f"{path}: counted again")
+
+    view = cache.WordsView(result.tags, None, recount=recount)
+    counted = {path: dict(file_words((root / path).read_bytes())) for path in files}
+    assert {path: dict(view[path]) for path in files} == counted
 
 
 def test_deny_list_keeps_files_out(make_repo: MakeRepo, home: Path) -> None:
