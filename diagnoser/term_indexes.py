@@ -31,7 +31,7 @@ _TEXT_INDEXES: weakref.WeakKeyDictionary[Repository, TermIndex] = weakref.WeakKe
 _BUILDING = threading.Lock()
 """One index read or built at a time: two jobs that start together on a cold repository
 would each build the same index (twice the time, and twice the build's memory at once —
-a 20,000-file text index needs about 57 MB above what it keeps while it is built)."""
+a 20,000-file text index needs about 50 MB above what it keeps while it is built)."""
 
 
 def term_index(repository: Repository) -> TermIndex:
@@ -39,7 +39,9 @@ def term_index(repository: Repository) -> TermIndex:
     built once per Repository."""
 
     def build(keep: Keep) -> TermIndex:
-        return TermIndex.build(repository.tags, keep=keep, document=file_terms)
+        return TermIndex.build(
+            repository.tags, keep=keep, document=file_terms, scratch=repository.cache_dir
+        )
 
     return _built(_TERM_INDEXES, repository, TERMS_FILE, build)
 
@@ -50,7 +52,9 @@ def text_index(repository: Repository) -> TermIndex:
     from the tags (`Repository.words`), read only while it is built."""
 
     def build(keep: Keep) -> TermIndex:
-        return TermIndex.build(repository.words(), keep=keep, document=text_terms)
+        return TermIndex.build(
+            repository.words(), keep=keep, document=text_terms, scratch=repository.cache_dir
+        )
 
     return _built(_TEXT_INDEXES, repository, TEXT_FILE, build)
 

@@ -134,8 +134,13 @@ class Repository:
         read from the cache's words.bin when first asked and held only as long as the
         mapping returned is — not with the tags, of which they would be half."""
         assert isinstance(self.tags, cache.TagsView)  # what `build` makes
-        directory = Path(self.stats.cache_dir) if self._content_key is not None else None
-        return cache.WordsView(self.tags, directory, recount=self._count_words)
+        return cache.WordsView(self.tags, self.cache_dir, recount=self._count_words)
+
+    @property
+    def cache_dir(self) -> Path | None:
+        """The directory this repository's cache lives in (None: built without one), where
+        derived values are kept and a build may set its temporaries aside."""
+        return Path(self.stats.cache_dir) if self._content_key is not None else None
 
     def _count_words(self, path: str) -> Words:
         """A file's words counted again (words.bin lacks them): the file as it is now."""

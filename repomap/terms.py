@@ -14,18 +14,24 @@ exactly matches its users strongly.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import hashlib
 import math
+import os
 import sys
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
+from repomap import cachefile
 from repomap.cachefile import Part
 from repomap.tags import FileTags, Words
 from repomap.words import terms, words
@@ -147,30 +153,135 @@ def _extremes(values: Postings) -> tuple[int, int]:
     return (int(values.min()), int(values.max())) if len(values) else (1, 0)
 
 
+BLOCK_POSTINGS = 1 << 18
+"""Postings gathered before they are set aside as a block (`_Gathered`): about 1.5 MB
+(numbers and counts), always whole documents."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """Postings of whole documents, gathered (`_Gathered`): each part as its bytes, or as
+    (start, length) in the scratch file."""
+
+    numbers: bytes | tuple[int, int]  # int32, each a term's number in the vocabulary
+    counts: bytes | tuple[int, int]
+    width: int  # bytes per count
+    documents: int
+
+
+class _Gathered:
+    """Every document's postings as they are met — each term's number in the vocabulary
+    and its count — in blocks of whole documents, written aside to an unnamed file in
+    `scratch` (`cachefile.scratch`) when one is given, else kept in memory. On a
+    20,000-file text index they are 3.5 million postings: held, they (21 MB) and the
+    vocabulary (about 26 MB) were the build's peak, and laying them out by term took 35
+    MB more; aside, the build holds the vocabulary, then the laid-out arrays
+    (docs/benchmarks/memory.md)."""
+
+    def __init__(self, scratch: Path | None) -> None:
+        self._file: BinaryIO | None = None
+        if scratch is not None:
+            with contextlib.suppress(OSError):  # no room for it: held, as without
+                self._file = cachefile.scratch(scratch)
+        self._blocks: list[_Block] = []
+        self._end = 0
+        self._full = False  # a write failed: the rest stays in memory
+        self._numbers, self._counts = array("i"), array("H")
+        self._documents = 0  # in the block being gathered
+        self.widest = 2  # bytes per count: two while every count fits, else four
+
+    def __enter__(self) -> _Gathered:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._file is not None:
+            self._file.close()
+
+    def add(self, number: int, count: int) -> None:
+        self._numbers.append(number)
+        try:
+            self._counts.append(count)
+        except OverflowError:  # a count past two bytes: this block's in four
+            self._counts = array("I", self._counts)
+            self._counts.append(count)
+            self.widest = 4
+
+    def end_document(self) -> None:
+        self._documents += 1
+        if len(self._numbers) >= BLOCK_POSTINGS:
+            self.flush()
+
+    def flush(self) -> None:
+        """The block being gathered, set aside (a no-op when it holds no document)."""
+        if not self._documents:
+            return
+        numbers, counts = self._numbers.tobytes(), self._counts.tobytes()
+        block = _Block(numbers, counts, self._counts.itemsize, self._documents)
+        self._numbers, self._counts, self._documents = array("i"), array("H"), 0
+        if self._file is not None and not self._full:
+            try:
+                block = _Block(
+                    self._aside(numbers), self._aside(counts), block.width, block.documents
+                )
+            except OSError:  # a full disk: this block and the next stay in memory
+                self._full = True
+        self._blocks.append(block)
+
+    def _aside(self, data: bytes) -> tuple[int, int]:
+        assert self._file is not None
+        self._file.write(data)  # unbuffered: the whole of it, or OSError
+        start, self._end = self._end, self._end + len(data)
+        return start, len(data)
+
+    def blocks(self) -> Iterator[tuple[npt.NDArray[np.int32], npt.NDArray[Any], int]]:
+        """Each block's (term numbers, counts, documents), read back in order."""
+        for block in self._blocks:
+            numbers, counts = self._bytes(block.numbers), self._bytes(block.counts)
+            yield (
+                np.frombuffer(numbers, np.int32),
+                np.frombuffer(counts, _WIDTHS[block.width]),
+                block.documents,
+            )
+
+    def _bytes(self, part: bytes | tuple[int, int]) -> bytes:
+        if isinstance(part, bytes):
+            return part
+        assert self._file is not None
+        start, length = part
+        data = os.pread(self._file.fileno(), length, start)
+        if len(data) != length:
+            raise OSError(errno.EIO, "the postings set aside were cut short")
+        return data
+
+
 def _by_term(
-    numbered: npt.NDArray[np.int32],
-    counts: array[int],
+    gathered: _Gathered,
+    ranks: npt.NDArray[np.int32],
     distinct: array[int],
     starts: npt.NDArray[np.int64],
 ) -> tuple[npt.NDArray[np.unsignedinteger[Any]], npt.NDArray[np.unsignedinteger[Any]]]:
-    """The postings (file after file, `distinct[f]` each: term `numbered[i]`, `counts[i]`
-    times) laid out term after term from `starts`, files in order within a term: each
-    posting's file and count. A counting sort, one file at a time — a file holds a term
-    at most once, so its postings go to distinct places at once. A stable argsort did
-    the same with an int64 permutation and the sort's own buffer, 42 MB more at the peak
-    of a 20,000-file text index."""
-    files = np.empty(len(numbered), _WIDTHS[2 if len(distinct) <= 1 << 16 else 4])
-    tallies = np.frombuffer(counts, _WIDTHS[counts.itemsize])
-    placed = np.empty(len(numbered), _WIDTHS[counts.itemsize])
+    """The postings (file after file, `distinct[f]` each) laid out term after term from
+    `starts` (a term numbered n in the vocabulary is `ranks[n]` there), files in order
+    within a term: each posting's file and count. A counting sort, one file at a time — a
+    file holds a term at most once, so its postings go to distinct places at once. A
+    stable argsort did the same with an int64 permutation and the sort's own buffer, 42
+    MB more at the peak of a 20,000-file text index."""
+    total = int(starts[-1])
+    files = np.empty(total, _WIDTHS[2 if len(distinct) <= 1 << 16 else 4])
+    placed = np.empty(total, _WIDTHS[gathered.widest])
     cursor = starts[:-1].copy()  # where each term's next posting goes
-    first = 0
-    for number, size in enumerate(distinct):
-        terms = numbered[first : first + size]
-        places = cursor[terms]
-        files[places] = number
-        placed[places] = tallies[first : first + size]
-        cursor[terms] += 1
-        first += size
+    number = 0
+    for numbers, counts, documents in gathered.blocks():
+        terms_of = ranks[numbers]
+        first = 0
+        for size in distinct[number : number + documents]:
+            terms = terms_of[first : first + size]
+            places = cursor[terms]
+            files[places] = number
+            placed[places] = counts[first : first + size]
+            cursor[terms] += 1
+            first += size
+            number += 1
     return files, placed
 
 
@@ -189,36 +300,37 @@ class TermIndex:
     _files: Postings
     _counts: Postings
 
-    def __init__(self, documents: Iterable[tuple[str, Mapping[str, int]]]) -> None:
+    def __init__(
+        self, documents: Iterable[tuple[str, Mapping[str, int]]], *, scratch: Path | None = None
+    ) -> None:
+        """Index `documents` (path, term → count), one at a time; their postings wait in
+        an unnamed file in `scratch` while the vocabulary is made (`_Gathered`)."""
         vocabulary: dict[str, int] = {}
         self._paths: list[str] = []
         # Not a list: 20,000 int objects made among the pass's temporaries kept the pages
         # those freed from going back (21 MB on tree B, docs/benchmarks/memory.md).
         lengths = array("q")
         distinct = array("i")  # per file, how many postings it has
-        numbers, counts = array("i"), array("H")
-        for path, document in documents:
-            for term, count in document.items():
-                numbers.append(vocabulary.setdefault(term, len(vocabulary)))
-                try:
-                    counts.append(count)
-                except OverflowError:  # a count past two bytes: all of them in four
-                    counts = array("I", counts)
-                    counts.append(count)
-            self._paths.append(path)
-            lengths.append(sum(document.values()))
-            distinct.append(len(document))
-        keys = np.fromiter(map(term_key, vocabulary), np.uint64, len(vocabulary))
-        del vocabulary
-        self._keys, places = np.unique(keys, return_inverse=True)  # one number per key
-        # Each posting's term, in key order; the temporaries go as soon as they are used:
-        # a 20,000-file text index has 3.5 million postings, 14 MB per int32 array.
-        numbered = places.astype(np.int32)[np.frombuffer(numbers, np.int32)]
-        del numbers, places
-        per_term = np.bincount(numbered, minlength=len(self._keys))
-        self._starts = np.concatenate(([0], np.cumsum(per_term)))
-        self._files, self._counts = _by_term(numbered, counts, distinct, self._starts)
-        del numbered, counts
+        with _Gathered(scratch) as gathered:
+            for path, document in documents:
+                for term, count in document.items():
+                    gathered.add(vocabulary.setdefault(term, len(vocabulary)), count)
+                gathered.end_document()
+                self._paths.append(path)
+                lengths.append(sum(document.values()))
+                distinct.append(len(document))
+            gathered.flush()
+            keys = np.fromiter(map(term_key, vocabulary), np.uint64, len(vocabulary))
+            del vocabulary
+            self._keys, places = np.unique(keys, return_inverse=True)  # one number per key
+            ranks = places.astype(np.int32)  # a vocabulary number's place in key order
+            del keys, places
+            per_term = np.zeros(len(self._keys), np.int64)
+            for numbers, _, _ in gathered.blocks():
+                per_term += np.bincount(ranks[numbers], minlength=len(self._keys))
+            self._starts = np.concatenate(([0], np.cumsum(per_term)))
+            del per_term
+            self._files, self._counts = _by_term(gathered, ranks, distinct, self._starts)
         average = sum(lengths) / max(len(lengths), 1) or 1.0  # all empty: no posting to norm
         # BM25's length normalisation per file, as the dict version computed it per posting
         self._norms = BM25_K1 * (1 - BM25_B + BM25_B * np.array(lengths, np.float64) / average)
@@ -230,10 +342,13 @@ class TermIndex:
         *,
         document: Callable[[str, Source], Counter[str]],
         keep: Callable[[str], bool] = lambda _: True,
+        scratch: Path | None = None,
     ) -> TermIndex:
         """Index every file of `sources` that `keep` accepts, each as `document` makes it
-        (one document at a time: none outlives its turn)."""
-        index = cls((path, document(path, sources[path])) for path in sources if keep(path))
+        (one document at a time: none outlives its turn); `scratch`: a directory the
+        postings may wait in while they are gathered (the cache's)."""
+        documents = ((path, document(path, sources[path])) for path in sources if keep(path))
+        index = cls(documents, scratch=scratch)
         # A name's terms, cached while indexing: kept, they held ~15 MB on 20,000 files.
         _name_terms.cache_clear()
         return index

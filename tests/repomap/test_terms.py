@@ -5,6 +5,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 from array import array
 from collections import Counter
 from pathlib import Path
@@ -128,6 +129,63 @@ def test_the_compact_index_scores_exactly_as_the_dict_one(
         assert index.idf(term) == (
             math.log(1 + (len(documents) - hits + 0.5) / (hits + 0.5)) if hits else 0.0
         )
+
+
+WIDE_DOCUMENTS = st.dictionaries(
+    st.text("abc/", min_size=1, max_size=6),
+    st.dictionaries(TERM, st.sampled_from([1, 2, 7, 65_535, 65_536, 70_000])).map(Counter),
+    max_size=8,
+)
+
+
+def _postings_payload(index: TermIndex) -> dict[str, object]:
+    return {k: bytes(v) if isinstance(v, memoryview) else v for k, v in index.to_payload().items()}
+
+
+@given(WIDE_DOCUMENTS)
+def test_postings_set_aside_in_blocks_make_the_same_index_as_held(
+    documents: dict[str, Counter[str]],
+) -> None:
+    """Gathered two postings a block in a scratch file — some blocks' counts in two bytes,
+    some in four — the index is array for array the one gathered in memory at once."""
+    held = _postings_payload(TermIndex(documents.items()))
+    with tempfile.TemporaryDirectory() as scratch, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(terms_module, "BLOCK_POSTINGS", 2)
+        aside = TermIndex(documents.items(), scratch=Path(scratch))
+        assert _postings_payload(aside) == held
+        assert os.listdir(scratch) == []  # the scratch file had no name, and is gone
+        assert aside.scores(["cart", "x1"]) == _dict_bm25(documents, ["cart", "x1"])
+
+
+def test_postings_that_cannot_be_set_aside_stay_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that fails (a full disk) keeps that block and the next in memory; the
+    blocks set aside before it are read back: the index is the same."""
+    documents = {f"f{i}.py": Counter({"cart": i + 1, f"t{i}": 2}) for i in range(9)}
+    real_scratch = cachefile.scratch
+
+    class FillsUp:
+        def __init__(self, directory: Path) -> None:
+            self.file, self.writes = real_scratch(directory), 0
+
+        def write(self, data: bytes) -> int:
+            self.writes += 1
+            if self.writes > 3:
+                raise OSError(28, "No space left on device")
+            return self.file.write(data)
+
+        def fileno(self) -> int:
+            return self.file.fileno()
+
+        def close(self) -> None:
+            self.file.close()
+
+    monkeypatch.setattr(terms_module, "BLOCK_POSTINGS", 4)
+    monkeypatch.setattr(terms_module.cachefile, "scratch", FillsUp)
+    aside = TermIndex(documents.items(), scratch=tmp_path)
+    monkeypatch.undo()
+    assert _postings_payload(aside) == _postings_payload(TermIndex(documents.items()))
 
 
 def test_the_whole_text_index_reads_the_packed_word_counts(make_repo: MakeRepo, home: Path) -> None:
