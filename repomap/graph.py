@@ -46,6 +46,8 @@ FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 _PAIR = 2**31
 """Packs (identifier, file) into one int64 so numpy can sort and search pairs."""
+POSITIONS_CHUNK = 1 << 16
+"""Keys `_positions` looks up at once."""
 LAYOUT = "uses and links v1"
 """Names how a cached graph is laid out: one laid out another way (by other code) is
 rebuilt without a warning."""
@@ -245,11 +247,11 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     # entry, and 20,000 files have millions of references
     def_file, def_index, def_ident, def_line = (array("i") for _ in range(4))
     for number, path in enumerate(paths):
-        for index, definition in enumerate(tags[path].definitions):
+        for index, (name, line) in enumerate(tags[path].definitions.names_and_lines()):
             def_file.append(number)
             def_index.append(index)
-            def_ident.append(idents.setdefault(definition.name, len(idents)))
-            def_line.append(definition.line)
+            def_ident.append(idents.setdefault(name, len(idents)))
+            def_line.append(line)
     ref_file, ref_ident, ref_count = (array("i") for _ in range(3))
     for number, path in enumerate(paths):
         for name, uses in tags[path].references.counts():
@@ -273,6 +275,7 @@ def build_graph(tags: Mapping[str, FileTags]) -> ReferenceGraph:
     edged = (fan <= MAX_DEFINERS) & (fan > own)
     use_file, use_ident = refs_file[edged], refs_ident[edged]
     count = np.frombuffer(ref_count, dtype=np.int32)[edged].astype(np.float64)
+    del refs_file, refs_ident, ref_file, ref_ident, ref_count, fan, edged, own  # the uses made
     quality = _ident_quality(idents, definers, used=use_ident)
     linked = np.zeros(len(idents), dtype=bool)
     linked[use_ident] = True
@@ -306,13 +309,23 @@ def _pair_keys(idents: Index, files: Index) -> IntArray:
 
 
 def _positions(keys: IntArray, wanted: IntArray) -> Index:
-    """Where each of `wanted` is among the distinct `keys` (in any order), or -1."""
+    """Where each of `wanted` is among the distinct `keys` (in any order), or -1. Keys
+    already in order (`np.unique`'s) are not sorted again, and `wanted` is looked up a
+    chunk at a time: with a sort's permutation and six temporaries the length of
+    `wanted`, this was the peak of a 20,000-file graph's build (docs/benchmarks/memory.md)."""
+    found = np.full(len(wanted), -1, dtype=np.int32)
     if not len(keys):
-        return np.full(len(wanted), -1, dtype=np.int32)
-    order = np.argsort(keys, kind="stable")
-    ordered = keys[order]
-    slot = np.clip(np.searchsorted(ordered, wanted), 0, len(ordered) - 1)
-    return np.where(ordered[slot] == wanted, order[slot], -1).astype(np.int32)
+        return found
+    order = None if bool(np.all(keys[1:] > keys[:-1])) else np.argsort(keys, kind="stable")
+    ordered = keys if order is None else keys[order]
+    last = len(ordered) - 1
+    for start in range(0, len(wanted), POSITIONS_CHUNK):
+        part = wanted[start : start + POSITIONS_CHUNK]
+        slot = np.searchsorted(ordered, part)
+        np.minimum(slot, last, out=slot)
+        place = slot if order is None else order[slot]
+        found[start : start + len(part)] = np.where(ordered[slot] == part, place, -1)
+    return found
 
 
 def _ident_quality(idents: dict[str, int], definers: IntArray, used: Index) -> FloatArray:

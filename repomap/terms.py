@@ -47,7 +47,14 @@ RECIPE = f"bm25 v1, definitions x{DEFINITION_WEIGHT}, path x{PATH_WEIGHT}"
 version when a document changes in a way these numbers do not say."""
 
 
-@functools.lru_cache(maxsize=65536)
+NAME_TERMS_KEPT = 4096
+"""Names whose terms `_name_terms` keeps while a term index is built: enough for the
+common ones (`self`, `get`, `os` recur in every file). With 65,536 the names index of a
+20,000-file tree rose 31 MB while it was built; with 4,096 it rose 16 MB, in the same
+time (docs/benchmarks/memory.md)."""
+
+
+@functools.lru_cache(maxsize=NAME_TERMS_KEPT)
 def _name_terms(name: str) -> tuple[str, ...]:
     return tuple(terms(name))
 
@@ -55,8 +62,8 @@ def _name_terms(name: str) -> tuple[str, ...]:
 def file_terms(path: str, tags: FileTags) -> Counter[str]:
     """One file's document: what it defines, what it uses, where it lives."""
     document: Counter[str] = Counter()
-    for definition in tags.definitions:
-        for term in _name_terms(definition.name):
+    for name, _ in tags.definitions.names_and_lines():
+        for term in _name_terms(name):
             document[term] += DEFINITION_WEIGHT
     for name in tags.references:
         document.update(_name_terms(name))
@@ -153,9 +160,46 @@ def _extremes(values: Postings) -> tuple[int, int]:
     return (int(values.min()), int(values.max())) if len(values) else (1, 0)
 
 
-BLOCK_POSTINGS = 1 << 18
-"""Postings gathered before they are set aside as a block (`_Gathered`): about 1.5 MB
-(numbers and counts), always whole documents."""
+BLOCK_POSTINGS = 1 << 16
+"""Postings gathered before they are numbered and set aside as a block (`_Gathered`),
+always whole documents: their distinct terms are held as strings until then."""
+
+
+class _Vocabulary:
+    """Numbers a build's terms as they are met, without a Python object per term kept:
+    the terms of the block being gathered by their Python hash (cached in each string),
+    then, once a block is numbered, every term met as typed arrays — its hash (sorted)
+    and its number — and, by number, its key (`term_key`). As one dict of term → number,
+    the 184,000 terms of a 20,000-file text index took 21–26 MB at the build's peak.
+    Two terms that share a hash count as one, as two that share a key do (`TermIndex`)."""
+
+    def __init__(self) -> None:
+        self._block: dict[int, str] = {}  # hash → term, of the block being gathered
+        self._hashes = np.empty(0, np.int64)  # every term met, sorted
+        self._numbers = np.empty(0, np.int32)  # the number of each of `_hashes`
+        self.keys = array("Q")  # by number: each term's key
+
+    def see(self, term: str) -> int:
+        """`term`'s hash, the term kept until its block is numbered."""
+        found = hash(term)
+        self._block.setdefault(found, term)
+        return found
+
+    def number(self, hashes: npt.NDArray[np.int64]) -> npt.NDArray[np.int32]:
+        """The numbers of a block's terms, given by their hashes (each `see`n): terms met
+        before keep theirs, new ones are numbered next, in the order of their hashes."""
+        distinct = np.unique(hashes)
+        place = np.searchsorted(self._hashes, distinct)
+        known = place < len(self._hashes)
+        known[known] = self._hashes[place[known]] == distinct[known]
+        new, at = distinct[~known], place[~known]
+        if len(new):
+            first = len(self.keys)
+            self.keys.extend(term_key(self._block[found]) for found in new.tolist())
+            self._hashes = np.insert(self._hashes, at, new)
+            self._numbers = np.insert(self._numbers, at, np.arange(first, len(self.keys)))
+        self._block = {}
+        return self._numbers[np.searchsorted(self._hashes, hashes)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,12 +215,12 @@ class _Block:
 
 class _Gathered:
     """Every document's postings as they are met — each term's number in the vocabulary
-    and its count — in blocks of whole documents, written aside to an unnamed file in
-    `scratch` (`cachefile.scratch`) when one is given, else kept in memory. On a
-    20,000-file text index they are 3.5 million postings: held, they (21 MB) and the
-    vocabulary (about 26 MB) were the build's peak, and laying them out by term took 35
-    MB more; aside, the build holds the vocabulary, then the laid-out arrays
-    (docs/benchmarks/memory.md)."""
+    (`_Vocabulary`, numbered a block at a time) and its count — in blocks of whole
+    documents, written aside to an unnamed file in `scratch` (`cachefile.scratch`) when
+    one is given, else kept in memory. On a 20,000-file text index they are 3.5 million
+    postings: held, they (21 MB) and the vocabulary (about 26 MB) were the build's peak,
+    and laying them out by term took 35 MB more; aside, the build holds the typed
+    vocabulary, then the laid-out arrays (docs/benchmarks/memory.md)."""
 
     def __init__(self, scratch: Path | None) -> None:
         self._file: BinaryIO | None = None
@@ -186,7 +230,8 @@ class _Gathered:
         self._blocks: list[_Block] = []
         self._end = 0
         self._full = False  # a write failed: the rest stays in memory
-        self._numbers, self._counts = array("i"), array("H")
+        self.vocabulary = _Vocabulary()
+        self._hashes, self._counts = array("q"), array("H")  # of the block being gathered
         self._documents = 0  # in the block being gathered
         self.widest = 2  # bytes per count: two while every count fits, else four
 
@@ -197,8 +242,8 @@ class _Gathered:
         if self._file is not None:
             self._file.close()
 
-    def add(self, number: int, count: int) -> None:
-        self._numbers.append(number)
+    def add(self, term: str, count: int) -> None:
+        self._hashes.append(self.vocabulary.see(term))
         try:
             self._counts.append(count)
         except OverflowError:  # a count past two bytes: this block's in four
@@ -208,16 +253,18 @@ class _Gathered:
 
     def end_document(self) -> None:
         self._documents += 1
-        if len(self._numbers) >= BLOCK_POSTINGS:
+        if len(self._hashes) >= BLOCK_POSTINGS:
             self.flush()
 
     def flush(self) -> None:
-        """The block being gathered, set aside (a no-op when it holds no document)."""
+        """The block being gathered, numbered and set aside (a no-op when it holds no
+        document)."""
         if not self._documents:
             return
-        numbers, counts = self._numbers.tobytes(), self._counts.tobytes()
+        numbers = self.vocabulary.number(np.frombuffer(self._hashes, np.int64)).tobytes()
+        counts = self._counts.tobytes()
         block = _Block(numbers, counts, self._counts.itemsize, self._documents)
-        self._numbers, self._counts, self._documents = array("i"), array("H"), 0
+        self._hashes, self._counts, self._documents = array("q"), array("H"), 0
         if self._file is not None and not self._full:
             try:
                 block = _Block(
@@ -305,7 +352,6 @@ class TermIndex:
     ) -> None:
         """Index `documents` (path, term → count), one at a time; their postings wait in
         an unnamed file in `scratch` while the vocabulary is made (`_Gathered`)."""
-        vocabulary: dict[str, int] = {}
         self._paths: list[str] = []
         # Not a list: 20,000 int objects made among the pass's temporaries kept the pages
         # those freed from going back (21 MB on tree B, docs/benchmarks/memory.md).
@@ -314,14 +360,13 @@ class TermIndex:
         with _Gathered(scratch) as gathered:
             for path, document in documents:
                 for term, count in document.items():
-                    gathered.add(vocabulary.setdefault(term, len(vocabulary)), count)
+                    gathered.add(term, count)
                 gathered.end_document()
                 self._paths.append(path)
                 lengths.append(sum(document.values()))
                 distinct.append(len(document))
             gathered.flush()
-            keys = np.fromiter(map(term_key, vocabulary), np.uint64, len(vocabulary))
-            del vocabulary
+            keys = np.frombuffer(gathered.vocabulary.keys, np.uint64)
             self._keys, places = np.unique(keys, return_inverse=True)  # one number per key
             ranks = places.astype(np.int32)  # a vocabulary number's place in key order
             del keys, places

@@ -489,6 +489,7 @@ def test_packed_definitions_answer_as_the_tuple_they_pack(found: list[Definition
     assert [definitions[-i - 1] for i in range(len(found))] == found[::-1]
     assert definitions[1:3] == tuple(found[1:3]) and definitions == tuple(found)
     assert pickle.loads(pickle.dumps(definitions)) == definitions
+    assert list(definitions.names_and_lines()) == [(d.name, d.line) for d in found]
     with pytest.raises(IndexError):
         definitions[len(found)]
 
