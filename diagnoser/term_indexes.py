@@ -31,7 +31,7 @@ _TEXT_INDEXES: weakref.WeakKeyDictionary[Repository, TermIndex] = weakref.WeakKe
 _BUILDING = threading.Lock()
 """One index read or built at a time: two jobs that start together on a cold repository
 would each build the same index (twice the time, and twice the build's memory at once —
-a 20,000-file text index needs about 50 MB above what it keeps while it is built)."""
+a 20,000-file text index needs about 40 MB above what it keeps while it is built)."""
 
 
 def term_index(repository: Repository) -> TermIndex:
