@@ -35,6 +35,7 @@ from repomap.constants import (
 from repomap.coverage import check_coverage
 from repomap.deny import DenyList
 from repomap.files import FileEntry, Skipped, resolve_root, walk_files
+from repomap.spill import Spill, spill_in
 from repomap.tags import FileTags, extract_tags, file_words
 
 Progress = Callable[[int, int], None]
@@ -104,7 +105,7 @@ def build(
         else:
             fresh[entry.path] = hit
             moved = moved or hit is not cached
-    spill = _spill(directory) if use_cache and to_parse else None
+    spill = spill_in(directory) if use_cache and to_parse else None
     parsed_all = _parse_all(root, to_parse, progress, workers, spill)
     for entry, parsed in zip(to_parse, parsed_all, strict=True):
         fresh[entry.path] = parsed
@@ -194,21 +195,12 @@ def _repairer(
     return repair
 
 
-def _spill(directory: Path) -> wordsfile.Spill | None:
-    """Where a build's parsed words wait for `cache.save`; None (they wait in memory) when
-    the cache directory cannot take a file — the save will say so."""
-    try:
-        return wordsfile.Spill(directory)
-    except OSError:
-        return None
-
-
 def _parse_all(
     root: Path,
     entries: list[FileEntry],
     progress: Progress | None,
     workers: int | None,
-    spill: wordsfile.Spill | None = None,
+    spill: Spill | None = None,
 ) -> list[cache.CachedFile]:
     """Tag `entries` (in order), in a process pool when there are enough of them; each
     file's words go to `spill` as it arrives.
@@ -245,7 +237,7 @@ def _parse_all(
     return tagged
 
 
-def _spilled(cached: cache.CachedFile, spill: wordsfile.Spill | None) -> cache.CachedFile:
+def _spilled(cached: cache.CachedFile, spill: Spill | None) -> cache.CachedFile:
     if spill is not None and isinstance(cached.words, bytes):
         cached.words = spill.add(cached.words)
     return cached

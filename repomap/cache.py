@@ -4,7 +4,7 @@ Layout: `$DIAGNOSER_HOME/repomap/<hash of the repo's absolute path>/`
 (`DIAGNOSER_HOME` defaults to the user cache dir):
 
 - `tags.bin` — every file's size, mtime, content hash and tags;
-- `words.bin` — every file's word counts (`repomap.tags.Words`) with its content hash
+- `words.bin` — every file's word counts (`repomap.words.Words`) with its content hash
   (`wordsfile.py`): only the text index reads them, and only when it is built, so they
   are not held with the tags (`WordsView`);
 - `graph.bin` and the term indexes — derived from those tags (keyed by `content_key`:
@@ -50,7 +50,9 @@ from repomap import cachefile, wordsfile
 from repomap.cachefile import CacheError
 from repomap.constants import APP_NAME, HOME_ENV_VAR
 from repomap.errors import InvalidRepoError
-from repomap.tags import Definitions, FileTags, References, Words
+from repomap.spill import Aside, read_back
+from repomap.tags import Definitions, FileTags, References
+from repomap.words import Words
 
 TAGS_FILE = "tags.bin"
 GRAPH_FILE = "graph.bin"
@@ -77,7 +79,7 @@ class CachedFile:
         notes: tuple[str, ...] = (),
         packed: bytes | None = None,
         definitions: int = 0,
-        words: wordsfile.Packed | None = None,
+        words: Aside | None = None,
     ) -> None:
         self.size = size
         self.mtime_ns = mtime_ns
@@ -98,7 +100,7 @@ class CachedFile:
         self._packed = packed if tags is None else None
         self.words = words
         """The file's word counts (`wordsfile.pack_words`), held (or spilled aside:
-        `wordsfile.Spill`) from its parse until `save` has written them to words.bin; None
+        `repomap.spill`) from its parse until `save` has written them to words.bin; None
         after that, or when read from the cache."""
 
     @property
@@ -166,7 +168,7 @@ class CachedFile:
 
     def __reduce__(self) -> tuple[Any, tuple[object, ...]]:
         """What crosses from a parse worker: the entry and the words, packed."""
-        words = None if self.words is None else wordsfile.packed_bytes(self.words)
+        words = None if self.words is None else read_back(self.words)
         return (CachedFile._with_words, (self.encode(), words))
 
 
@@ -288,11 +290,11 @@ class WordsView(Mapping[str, Words]):
         return len(self._tags)
 
 
-def _in_memory(words: wordsfile.Packed | None) -> bytes | None:
+def _in_memory(words: Aside | None) -> bytes | None:
     """A file's packed words from its parse, read back if spilled (None when they cannot
     be: words.bin or a recount then gives them)."""
     try:
-        return None if words is None else wordsfile.packed_bytes(words)
+        return None if words is None else read_back(words)
     except (CacheError, OSError):
         return None
 

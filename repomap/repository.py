@@ -28,7 +28,8 @@ from repomap.graph import ReferenceGraph, build_graph
 from repomap.index import SymbolIndex
 from repomap.rank import Ranking, rank
 from repomap.render import render_map
-from repomap.tags import NO_WORDS, FileTags, Words, file_words
+from repomap.tags import FileTags, file_words
+from repomap.words import NO_WORDS, Words
 
 T = TypeVar("T")
 

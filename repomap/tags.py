@@ -23,7 +23,7 @@ from tree_sitter import Node, QueryCursor
 
 from repomap.constants import MAX_SIGNATURE_CHARS
 from repomap.languages import parser_for, query_for
-from repomap.words import count_terms
+from repomap.words import Words, count_terms
 
 TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "impl"})
 """Kinds whose functions are methods (a function in a `module` or `namespace` stays a function)."""
@@ -282,55 +282,6 @@ class References(Mapping[str, tuple[int, ...]]):
 
     def __reduce__(self) -> tuple[type[References], tuple[tuple[str, ...], bytes, bytes]]:
         return (References, self.packed())
-
-
-class Words(Mapping[str, int]):
-    """Term → how often a file's text holds it, kept packed: the terms as one string
-    (NUL-separated, in first-seen order) and their counts as a uint32 array.
-
-    A file's whole text has hundreds of distinct terms; as a dict per file they took
-    ~100 MB per 10,000 files of Django (a string object and a dict slot per term, per
-    file), while only the text index reads them, once (`counts`, which splits the string
-    and leaves nothing behind). Not part of `FileTags`: even packed they were more than
-    half the tags of a 20,000-file tree (51 of 88 MB), held for as long as the tags were,
-    so the cache keeps them in a file of their own (`repomap.cache.WordsView`).
-    docs/benchmarks.md has the numbers.
-    """
-
-    __slots__ = ("_counts", "_index", "_terms")
-
-    def __init__(self, terms: str, counts: bytes) -> None:
-        self._terms = terms
-        self._counts = array("I", counts)
-        self._index: dict[str, int] | None = None
-
-    @classmethod
-    def from_counts(cls, found: Mapping[str, int]) -> Words:
-        return cls(_SEP.join(found), array("I", found.values()).tobytes())
-
-    def packed(self) -> tuple[str, bytes]:
-        return self._terms, self._counts.tobytes()
-
-    def counts(self) -> Iterator[tuple[str, int]]:
-        """(term, count) pairs, without building a lookup table."""
-        return zip(iter(self), self._counts, strict=True)
-
-    def __getitem__(self, term: str) -> int:
-        if self._index is None:  # one-off lookups only: the text index reads `counts`
-            self._index = {t: i for i, t in enumerate(self)}
-        return self._counts[self._index[term]]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._terms.split(_SEP) if self._counts else ())
-
-    def __len__(self) -> int:
-        return len(self._counts)
-
-    def __reduce__(self) -> tuple[type[Words], tuple[str, bytes]]:
-        return (Words, self.packed())
-
-
-NO_WORDS = Words("", b"")
 
 
 def file_words(source: bytes) -> Words:

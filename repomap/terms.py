@@ -14,27 +14,22 @@ exactly matches its users strongly.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import functools
-import hashlib
 import math
-import os
 import sys
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from repomap import cachefile
 from repomap.cachefile import Part
-from repomap.tags import FileTags, Words
-from repomap.words import terms, words
+from repomap.postings import WIDTHS, Gathered, by_term, term_key
+from repomap.tags import FileTags
+from repomap.words import Words, terms, words
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -85,22 +80,9 @@ Source = TypeVar("Source", FileTags, Words)
 """What a file's document is made from: its tags (`file_terms`) or its words (`text_terms`)."""
 
 
-def term_key(term: str) -> int:
-    """A term's place in the vocabulary: the first 64 bits of its BLAKE2b hash — the same
-    in every process (Python's `hash` of a string is not), so it can be cached."""
-    digest = hashlib.blake2b(term.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(digest, "little")
-
-
 def _raw(values: npt.NDArray[Any]) -> memoryview:
     """An array's bytes, as a view: `marshal` and `cachefile` write it as `bytes`."""
     return values.data.cast("B")
-
-
-_WIDTHS: dict[int, type[np.unsignedinteger[Any]]] = {2: np.uint16, 4: np.uint32}
-"""A posting's file number and count by their width in bytes: two while they fit (at
-most 65,536 files; counts under 65,536, as nearly all are), else four — the two largest
-arrays of an index at half their memory."""
 
 
 STORED_PARTS = frozenset({"files", "counts"})
@@ -149,7 +131,7 @@ Postings = npt.NDArray[np.unsignedinteger[Any]] | _Stored
 def _postings_array(value: object, width: object) -> Postings:
     """The file numbers or counts of a payload, `width` bytes each; ValueError (or what
     numpy raises) for anything else."""
-    dtype = _WIDTHS[width]  # type: ignore[index]  # KeyError for a width we never write
+    dtype = WIDTHS[width]  # type: ignore[index]  # KeyError for a width we never write
     return _Stored(value, dtype) if isinstance(value, Part) else np.frombuffer(value, dtype)  # type: ignore[call-overload]
 
 
@@ -158,178 +140,6 @@ def _extremes(values: Postings) -> tuple[int, int]:
     if isinstance(values, _Stored):
         return values.extremes()
     return (int(values.min()), int(values.max())) if len(values) else (1, 0)
-
-
-BLOCK_POSTINGS = 1 << 16
-"""Postings gathered before they are numbered and set aside as a block (`_Gathered`),
-always whole documents: their distinct terms are held as strings until then."""
-
-
-class _Vocabulary:
-    """Numbers a build's terms as they are met, without a Python object per term kept:
-    the terms of the block being gathered by their Python hash (cached in each string),
-    then, once a block is numbered, every term met as typed arrays — its hash (sorted)
-    and its number — and, by number, its key (`term_key`). As one dict of term → number,
-    the 184,000 terms of a 20,000-file text index took 21–26 MB at the build's peak.
-    Two terms that share a hash count as one, as two that share a key do (`TermIndex`)."""
-
-    def __init__(self) -> None:
-        self._block: dict[int, str] = {}  # hash → term, of the block being gathered
-        self._hashes = np.empty(0, np.int64)  # every term met, sorted
-        self._numbers = np.empty(0, np.int32)  # the number of each of `_hashes`
-        self.keys = array("Q")  # by number: each term's key
-
-    def see(self, term: str) -> int:
-        """`term`'s hash, the term kept until its block is numbered."""
-        found = hash(term)
-        self._block.setdefault(found, term)
-        return found
-
-    def number(self, hashes: npt.NDArray[np.int64]) -> npt.NDArray[np.int32]:
-        """The numbers of a block's terms, given by their hashes (each `see`n): terms met
-        before keep theirs, new ones are numbered next, in the order of their hashes."""
-        distinct = np.unique(hashes)
-        place = np.searchsorted(self._hashes, distinct)
-        known = place < len(self._hashes)
-        known[known] = self._hashes[place[known]] == distinct[known]
-        new, at = distinct[~known], place[~known]
-        if len(new):
-            first = len(self.keys)
-            self.keys.extend(term_key(self._block[found]) for found in new.tolist())
-            self._hashes = np.insert(self._hashes, at, new)
-            self._numbers = np.insert(self._numbers, at, np.arange(first, len(self.keys)))
-        self._block = {}
-        return self._numbers[np.searchsorted(self._hashes, hashes)]
-
-
-@dataclass(frozen=True, slots=True)
-class _Block:
-    """Postings of whole documents, gathered (`_Gathered`): each part as its bytes, or as
-    (start, length) in the scratch file."""
-
-    numbers: bytes | tuple[int, int]  # int32, each a term's number in the vocabulary
-    counts: bytes | tuple[int, int]
-    width: int  # bytes per count
-    documents: int
-
-
-class _Gathered:
-    """Every document's postings as they are met — each term's number in the vocabulary
-    (`_Vocabulary`, numbered a block at a time) and its count — in blocks of whole
-    documents, written aside to an unnamed file in `scratch` (`cachefile.scratch`) when
-    one is given, else kept in memory. On a 20,000-file text index they are 3.5 million
-    postings: held, they (21 MB) and the vocabulary (about 26 MB) were the build's peak,
-    and laying them out by term took 35 MB more; aside, the build holds the typed
-    vocabulary, then the laid-out arrays (docs/benchmarks/memory.md)."""
-
-    def __init__(self, scratch: Path | None) -> None:
-        self._file: BinaryIO | None = None
-        if scratch is not None:
-            with contextlib.suppress(OSError):  # no room for it: held, as without
-                self._file = cachefile.scratch(scratch)
-        self._blocks: list[_Block] = []
-        self._end = 0
-        self._full = False  # a write failed: the rest stays in memory
-        self.vocabulary = _Vocabulary()
-        self._hashes, self._counts = array("q"), array("H")  # of the block being gathered
-        self._documents = 0  # in the block being gathered
-        self.widest = 2  # bytes per count: two while every count fits, else four
-
-    def __enter__(self) -> _Gathered:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._file is not None:
-            self._file.close()
-
-    def add(self, term: str, count: int) -> None:
-        self._hashes.append(self.vocabulary.see(term))
-        try:
-            self._counts.append(count)
-        except OverflowError:  # a count past two bytes: this block's in four
-            self._counts = array("I", self._counts)
-            self._counts.append(count)
-            self.widest = 4
-
-    def end_document(self) -> None:
-        self._documents += 1
-        if len(self._hashes) >= BLOCK_POSTINGS:
-            self.flush()
-
-    def flush(self) -> None:
-        """The block being gathered, numbered and set aside (a no-op when it holds no
-        document)."""
-        if not self._documents:
-            return
-        numbers = self.vocabulary.number(np.frombuffer(self._hashes, np.int64)).tobytes()
-        counts = self._counts.tobytes()
-        block = _Block(numbers, counts, self._counts.itemsize, self._documents)
-        self._hashes, self._counts, self._documents = array("q"), array("H"), 0
-        if self._file is not None and not self._full:
-            try:
-                block = _Block(
-                    self._aside(numbers), self._aside(counts), block.width, block.documents
-                )
-            except OSError:  # a full disk: this block and the next stay in memory
-                self._full = True
-        self._blocks.append(block)
-
-    def _aside(self, data: bytes) -> tuple[int, int]:
-        assert self._file is not None
-        self._file.write(data)  # unbuffered: the whole of it, or OSError
-        start, self._end = self._end, self._end + len(data)
-        return start, len(data)
-
-    def blocks(self) -> Iterator[tuple[npt.NDArray[np.int32], npt.NDArray[Any], int]]:
-        """Each block's (term numbers, counts, documents), read back in order."""
-        for block in self._blocks:
-            numbers, counts = self._bytes(block.numbers), self._bytes(block.counts)
-            yield (
-                np.frombuffer(numbers, np.int32),
-                np.frombuffer(counts, _WIDTHS[block.width]),
-                block.documents,
-            )
-
-    def _bytes(self, part: bytes | tuple[int, int]) -> bytes:
-        if isinstance(part, bytes):
-            return part
-        assert self._file is not None
-        start, length = part
-        data = os.pread(self._file.fileno(), length, start)
-        if len(data) != length:
-            raise OSError(errno.EIO, "the postings set aside were cut short")
-        return data
-
-
-def _by_term(
-    gathered: _Gathered,
-    ranks: npt.NDArray[np.int32],
-    distinct: array[int],
-    starts: npt.NDArray[np.int64],
-) -> tuple[npt.NDArray[np.unsignedinteger[Any]], npt.NDArray[np.unsignedinteger[Any]]]:
-    """The postings (file after file, `distinct[f]` each) laid out term after term from
-    `starts` (a term numbered n in the vocabulary is `ranks[n]` there), files in order
-    within a term: each posting's file and count. A counting sort, one file at a time — a
-    file holds a term at most once, so its postings go to distinct places at once. A
-    stable argsort did the same with an int64 permutation and the sort's own buffer, 42
-    MB more at the peak of a 20,000-file text index."""
-    total = int(starts[-1])
-    files = np.empty(total, _WIDTHS[2 if len(distinct) <= 1 << 16 else 4])
-    placed = np.empty(total, _WIDTHS[gathered.widest])
-    cursor = starts[:-1].copy()  # where each term's next posting goes
-    number = 0
-    for numbers, counts, documents in gathered.blocks():
-        terms_of = ranks[numbers]
-        first = 0
-        for size in distinct[number : number + documents]:
-            terms = terms_of[first : first + size]
-            places = cursor[terms]
-            files[places] = number
-            placed[places] = counts[first : first + size]
-            cursor[terms] += 1
-            first += size
-            number += 1
-    return files, placed
 
 
 class TermIndex:
@@ -351,31 +161,31 @@ class TermIndex:
         self, documents: Iterable[tuple[str, Mapping[str, int]]], *, scratch: Path | None = None
     ) -> None:
         """Index `documents` (path, term → count), one at a time; their postings wait in
-        an unnamed file in `scratch` while the vocabulary is made (`_Gathered`)."""
+        an unnamed file in `scratch` while the vocabulary is made (`repomap.postings`)."""
         self._paths: list[str] = []
         # Not a list: 20,000 int objects made among the pass's temporaries kept the pages
         # those freed from going back (21 MB on tree B, docs/benchmarks/memory.md).
         lengths = array("q")
         distinct = array("i")  # per file, how many postings it has
-        with _Gathered(scratch) as gathered:
-            for path, document in documents:
-                for term, count in document.items():
-                    gathered.add(term, count)
-                gathered.end_document()
-                self._paths.append(path)
-                lengths.append(sum(document.values()))
-                distinct.append(len(document))
-            gathered.flush()
-            keys = np.frombuffer(gathered.vocabulary.keys, np.uint64)
-            self._keys, places = np.unique(keys, return_inverse=True)  # one number per key
-            ranks = places.astype(np.int32)  # a vocabulary number's place in key order
-            del keys, places
-            per_term = np.zeros(len(self._keys), np.int64)
-            for numbers, _, _ in gathered.blocks():
-                per_term += np.bincount(ranks[numbers], minlength=len(self._keys))
-            self._starts = np.concatenate(([0], np.cumsum(per_term)))
-            del per_term
-            self._files, self._counts = _by_term(gathered, ranks, distinct, self._starts)
+        gathered = Gathered(scratch)
+        for path, document in documents:
+            for term, count in document.items():
+                gathered.add(term, count)
+            gathered.end_document()
+            self._paths.append(path)
+            lengths.append(sum(document.values()))
+            distinct.append(len(document))
+        gathered.flush()
+        keys = np.frombuffer(gathered.vocabulary.keys, np.uint64)
+        self._keys, places = np.unique(keys, return_inverse=True)  # one number per key
+        ranks = places.astype(np.int32)  # a vocabulary number's place in key order
+        del keys, places
+        per_term = np.zeros(len(self._keys), np.int64)
+        for numbers, _, _ in gathered.blocks():
+            per_term += np.bincount(ranks[numbers], minlength=len(self._keys))
+        self._starts = np.concatenate(([0], np.cumsum(per_term)))
+        del per_term
+        self._files, self._counts = by_term(gathered, ranks, distinct, self._starts)
         average = sum(lengths) / max(len(lengths), 1) or 1.0  # all empty: no posting to norm
         # BM25's length normalisation per file, as the dict version computed it per posting
         self._norms = BM25_K1 * (1 - BM25_B + BM25_B * np.array(lengths, np.float64) / average)

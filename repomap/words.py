@@ -1,15 +1,19 @@
 """Words of text as the BM25 indexes count them: identifiers split at case changes and
 underscores (`get_queryset` → get, queryset), compound identifiers also kept whole.
 
-Pure text in, terms out. Below both `tags` (which counts a file's words when it tags it)
-and `terms` (the indexes), so the two need not import each other.
+Pure text in, terms out; `Words`, a file's word counts, packed. Below both `tags` (which
+counts a file's words when it tags it) and `terms` (the indexes), so the two need not
+import each other.
 """
 
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter
+from collections.abc import Iterator, Mapping
 
+_SEP = "\0"  # cannot occur in a term: tags.py replaces NUL in source text
 MIN_WORD = 3
 """Shorter words (`id`, `of`, `to`) say nothing."""
 MIN_COMPOUND = 4
@@ -43,3 +47,52 @@ def count_terms(text: str) -> dict[str, int]:
         if len(token) >= MIN_COMPOUND and _COMPOUND.search(token):
             found[token.lower()] += count
     return dict(found)
+
+
+class Words(Mapping[str, int]):
+    """Term → how often a file's text holds it, kept packed: the terms as one string
+    (NUL-separated, in first-seen order) and their counts as a uint32 array.
+
+    A file's whole text has hundreds of distinct terms; as a dict per file they took
+    ~100 MB per 10,000 files of Django (a string object and a dict slot per term, per
+    file), while only the text index reads them, once (`counts`, which splits the string
+    and leaves nothing behind). Not part of `FileTags`: even packed they were more than
+    half the tags of a 20,000-file tree (51 of 88 MB), held for as long as the tags were,
+    so the cache keeps them in a file of their own (`repomap.cache.WordsView`).
+    docs/benchmarks.md has the numbers.
+    """
+
+    __slots__ = ("_counts", "_index", "_terms")
+
+    def __init__(self, terms: str, counts: bytes) -> None:
+        self._terms = terms
+        self._counts = array("I", counts)
+        self._index: dict[str, int] | None = None
+
+    @classmethod
+    def from_counts(cls, found: Mapping[str, int]) -> Words:
+        return cls(_SEP.join(found), array("I", found.values()).tobytes())
+
+    def packed(self) -> tuple[str, bytes]:
+        return self._terms, self._counts.tobytes()
+
+    def counts(self) -> Iterator[tuple[str, int]]:
+        """(term, count) pairs, without building a lookup table."""
+        return zip(iter(self), self._counts, strict=True)
+
+    def __getitem__(self, term: str) -> int:
+        if self._index is None:  # one-off lookups only: the text index reads `counts`
+            self._index = {t: i for i, t in enumerate(self)}
+        return self._counts[self._index[term]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._terms.split(_SEP) if self._counts else ())
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+    def __reduce__(self) -> tuple[type[Words], tuple[str, bytes]]:
+        return (Words, self.packed())
+
+
+NO_WORDS = Words("", b"")

@@ -1,4 +1,4 @@
-"""`words.bin`: every file's word counts (`repomap.tags.Words`) with its content hash,
+"""`words.bin`: every file's word counts (`repomap.words.Words`) with its content hash,
 kept apart from the tags: only the text index reads them, once, when it is built.
 
 Format: a cache file (`cachefile.py`) whose head maps each path to (content hash, start,
@@ -16,16 +16,14 @@ built (docs/benchmarks/memory.md). A file's entry is checked by its own CRC befo
 from __future__ import annotations
 
 import marshal
-import os
-import weakref
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TypeAlias
 
 from repomap import cachefile
 from repomap.cachefile import CacheError
-from repomap.tags import Words
+from repomap.spill import Aside, Spilled, read_back
+from repomap.words import Words
 
 WORDS_FILE = "words.bin"
 _PART = "words"
@@ -108,78 +106,11 @@ class StoredWords:
             self._ranges.close()
 
 
-class Spill:
-    """Files' packed words written aside as they are parsed, to an unnamed file in the
-    cache directory (`cachefile.scratch`), until `save` copies them into words.bin. Held
-    in memory instead, the words of a 20,000-file tree (57 MB) grew the parse's heap, and
-    once saved and freed they stayed resident, in holes between the tags the parse keeps
-    (docs/benchmarks/memory.md). The file goes when the spill and the last `Spilled` of
-    it do."""
-
-    def __init__(self, directory: Path) -> None:
-        file = cachefile.scratch(directory)  # OSError: the caller keeps the words in memory
-        weakref.finalize(self, file.close)
-        self._fd, self._end, self._failed = file.fileno(), 0, False
-        self._file = file
-
-    def add(self, packed: bytes) -> Packed:
-        """`packed`, written aside: its place in the spill — or `packed` itself once a write
-        has failed (a full disk), so nothing is lost."""
-        if self._failed:
-            return packed
-        try:
-            done = 0
-            while done < len(packed):
-                done += os.pwrite(self._fd, memoryview(packed)[done:], self._end + done)
-        except OSError:
-            self._failed = True
-            return packed
-        spilled = Spilled(self, self._end, len(packed), zlib.crc32(packed))
-        self._end += len(packed)
-        return spilled
-
-    def read(self, start: int, length: int) -> bytes:
-        """The `length` bytes at `start`; CacheError if the spill ends first."""
-        chunks, done = [], 0
-        while done < length:
-            chunk = os.pread(self._fd, length - done, start + done)
-            if not chunk:
-                raise CacheError("spilled words cut short")
-            chunks.append(chunk)
-            done += len(chunk)
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
-class Spilled:
-    """One file's packed words in a `Spill`: read back when saved or indexed."""
-
-    __slots__ = ("_spill", "crc", "length", "start")
-
-    def __init__(self, spill: Spill, start: int, length: int, crc: int) -> None:
-        self._spill, self.start, self.length, self.crc = spill, start, length, crc
-
-    def __len__(self) -> int:
-        return self.length
-
-    def read(self) -> bytes:
-        """The packed words; CacheError (or OSError) when the spill cannot give them."""
-        return self._spill.read(self.start, self.length)
-
-
-Packed: TypeAlias = bytes | Spilled
-"""A file's packed words (`pack_words`): in memory, or written aside (`Spill`)."""
-
-
-def packed_bytes(packed: Packed) -> bytes:
-    """The bytes of packed words, read back if they were spilled."""
-    return packed.read() if isinstance(packed, Spilled) else packed
-
-
-def _spilled_copy(packed: Packed) -> bytes:
-    """`packed_bytes` for a new words.bin: zeros of the same length when the spill cannot
+def _spilled_copy(packed: Aside) -> bytes:
+    """`read_back` for a new words.bin: zeros of the same length when the spill cannot
     give them back (their CRC then fails, and the words are counted again)."""
     try:
-        return packed_bytes(packed)
+        return read_back(packed)
     except (CacheError, OSError):
         return bytes(len(packed))
 
@@ -196,7 +127,7 @@ def _is_entry(item: tuple[object, object]) -> bool:
 
 
 def save(
-    directory: Path, files: Iterable[tuple[str, str, Packed | None]], *, seeds: Sequence[Path]
+    directory: Path, files: Iterable[tuple[str, str, Aside | None]], *, seeds: Sequence[Path]
 ) -> None:
     """Write `directory`'s words.bin for `files`: (path, content hash, packed words, or
     None for a file not parsed since the last save, whose words are taken from this
@@ -208,7 +139,7 @@ def save(
     stores = [StoredWords(folder) for folder in (directory, *seeds)] if lent else []
     try:
         entries: dict[str, Entry] = {}
-        sources: list[Packed | tuple[StoredWords, str]] = []
+        sources: list[Aside | tuple[StoredWords, str]] = []
         start = 0
         for path, digest, packed in files:
             if packed is not None:

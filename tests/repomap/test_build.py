@@ -10,7 +10,9 @@ from repomap import cache, wordsfile
 from repomap.build import build
 from repomap.constants import MAX_FILE_BYTES, MIN_FILES_FOR_POOL
 from repomap.deny import DenyList
-from repomap.tags import Words, file_words
+from repomap.spill import Spilled
+from repomap.tags import file_words
+from repomap.words import Words
 from tests.conftest import MakeRepo
 
 NOTE = "class Note:\n    def save(self):\n        return store(self)\n"
@@ -234,7 +236,7 @@ def test_a_cold_build_spills_each_files_words_and_reads_them_back_unsaved(
     result = build(root, home=home, workers=2)
     monkeypatch.undo()
     assert any(w.reason.startswith("cache not saved") for w in result.warnings)
-    assert all(isinstance(result.tags.cached(p).words, wordsfile.Spilled) for p in files)
+    assert all(isinstance(result.tags.cached(p).words, Spilled) for p in files)
 
     def recount(path: str) -> Words:
         raise AssertionError(f"{path}: counted again")

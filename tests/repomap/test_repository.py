@@ -18,7 +18,8 @@ from repomap import repository as repository_module
 from repomap.files import walk_files
 from repomap.graph import ReferenceGraph
 from repomap.repository import Repository
-from repomap.tags import Words, file_words
+from repomap.tags import file_words
+from repomap.words import Words
 from tests.conftest import FIXTURES, GOLDEN_REPO, MakeRepo
 
 CASES = {

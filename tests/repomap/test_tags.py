@@ -17,7 +17,6 @@ from repomap.tags import (
     Definitions,
     FileTags,
     References,
-    Words,
     extract_tags,
     file_words,
 )
@@ -458,13 +457,6 @@ def test_packed_references_answer_as_the_dict_they_pack(found: dict[str, set[int
     assert references.get("missing") is None and "missing" not in references
     with pytest.raises(KeyError):
         references["missing"]
-
-
-@given(st.dictionaries(st.sampled_from(["date", "parse_date", "x1", "ß"]), st.integers(1, 99)))
-def test_packed_words_answer_as_the_counts_they_pack(found: dict[str, int]) -> None:
-    words = Words.from_counts(found)
-    assert dict(words.counts()) == found and dict(words) == found and len(words) == len(found)
-    assert pickle.loads(pickle.dumps(words)) == words
 
 
 _DEFINITION = st.builds(

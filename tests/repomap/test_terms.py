@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from repomap import cachefile
+from repomap import cachefile, postings
+from repomap import spill as spill_module
 from repomap import terms as terms_module
 from repomap.build import build
 from repomap.repository import Repository
@@ -150,7 +151,7 @@ def test_postings_set_aside_in_blocks_make_the_same_index_as_held(
     some in four — the index is array for array the one gathered in memory at once."""
     held = _postings_payload(TermIndex(documents.items()))
     with tempfile.TemporaryDirectory() as scratch, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(terms_module, "BLOCK_POSTINGS", 2)
+        patch.setattr(postings, "BLOCK_POSTINGS", 2)
         aside = TermIndex(documents.items(), scratch=Path(scratch))
         assert _postings_payload(aside) == held
         assert os.listdir(scratch) == []  # the scratch file had no name, and is gone
@@ -163,26 +164,18 @@ def test_postings_that_cannot_be_set_aside_stay_in_memory(
     """A write that fails (a full disk) keeps that block and the next in memory; the
     blocks set aside before it are read back: the index is the same."""
     documents = {f"f{i}.py": Counter({"cart": i + 1, f"t{i}": 2}) for i in range(9)}
-    real_scratch = cachefile.scratch
+    real_pwrite = os.pwrite
+    writes = 0
 
-    class FillsUp:
-        def __init__(self, directory: Path) -> None:
-            self.file, self.writes = real_scratch(directory), 0
+    def fills_up(fd: int, data: bytes, offset: int) -> int:
+        nonlocal writes
+        writes += 1
+        if writes > 3:
+            raise OSError(28, "No space left on device")
+        return real_pwrite(fd, data, offset)
 
-        def write(self, data: bytes) -> int:
-            self.writes += 1
-            if self.writes > 3:
-                raise OSError(28, "No space left on device")
-            return self.file.write(data)
-
-        def fileno(self) -> int:
-            return self.file.fileno()
-
-        def close(self) -> None:
-            self.file.close()
-
-    monkeypatch.setattr(terms_module, "BLOCK_POSTINGS", 4)
-    monkeypatch.setattr(terms_module.cachefile, "scratch", FillsUp)
+    monkeypatch.setattr(postings, "BLOCK_POSTINGS", 4)
+    monkeypatch.setattr(spill_module.os, "pwrite", fills_up)
     aside = TermIndex(documents.items(), scratch=tmp_path)
     monkeypatch.undo()
     assert _postings_payload(aside) == _postings_payload(TermIndex(documents.items()))
