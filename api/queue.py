@@ -115,14 +115,13 @@ class Jobs:
         if self.runner:
             self.claim()
             install(self.runtime)
+            limits = self._queue_limits()
+            _declare_queue(config, limits)
             DBOS(config=config)
             DBOS.launch()
-            DBOS.register_queue(
-                QUEUE,
-                worker_concurrency=self.runtime.settings.job_concurrency,
-                global_concurrency=self.runtime.settings.fleet_concurrency,
-                polling_interval_sec=POLL_SECONDS,
-            )
+            # Now DBOS's own rule for a queue's settings in a rolling deploy: the latest
+            # application version's win.
+            DBOS.register_queue(QUEUE, **limits)
             DBOS.apply_schedules([{
                 "schedule_name": RETENTION_WORKFLOW, "workflow_fn": retention_sweep,
                 "schedule": self.sweep_cron,
@@ -214,6 +213,14 @@ class Jobs:
         )
         return bool(unfinished)
 
+    def _queue_limits(self) -> dict[str, Any]:
+        settings = self.runtime.settings
+        return {
+            "worker_concurrency": settings.job_concurrency,
+            "global_concurrency": settings.fleet_concurrency,
+            "polling_interval_sec": POLL_SECONDS,
+        }
+
     def _config(self) -> Any:
         url = normalise_url(self.database_url)
         config: dict[str, Any] = {
@@ -227,6 +234,23 @@ class Jobs:
         else:  # DBOS keeps its tables in their own schema of the same database
             config["system_database_url"] = url
         return config
+
+
+def _declare_queue(config: Any, limits: dict[str, Any]) -> None:
+    """Make DBOS's system database, and our queue in it if it has none, before DBOS
+    launches. DBOS's queue thread looks for new queues at launch and then once a second:
+    a queue registered after launch got its worker up to a second later, and a new
+    database's first job waited that long. An existing queue is left as it is here."""
+    DBOS.migrate(config["system_database_url"])
+    client = DBOSClient(
+        system_database_url=config["system_database_url"],
+        system_database_engine=config.get("system_database_engine"),
+        application_name=APP_NAME,
+    )
+    try:
+        client.register_queue(QUEUE, **limits, on_conflict="never_update")
+    finally:
+        client.destroy()
 
 
 def _sole_runner(data_dir: Path) -> int:

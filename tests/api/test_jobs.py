@@ -11,17 +11,19 @@ import json
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
-from dbos import DBOS
+from dbos import DBOS, DBOSClient
 from dbos._sys_db import SystemDatabase
 from fastapi.testclient import TestClient
-from sqlalchemy import text
+from sqlalchemy import make_url, text
+from sqlalchemy.exc import DBAPIError
 
 from api import ServiceSettings, create_app
 from api.inputs import DIAGNOSE
-from api.jobs import enqueue
+from api.jobs import APP_NAME, QUEUE, enqueue
 from api.service import Service
 from api.store import Store
 from diagnoser import ReportIn
@@ -194,6 +196,42 @@ def test_jobs_stored_but_never_queued_run_when_the_queue_launches(
     client, job_id = stored_before_start
     job = wait_for_job(client, job_id)
     assert job["state"] == "complete" and _finding(client, job)["classification"] == "crash"
+
+
+def test_a_new_database_has_its_queue_before_dbos_launches(
+    service_settings: ServiceSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DBOS's queue thread starts a queue's worker when it first looks, at launch, and
+    then looks again only a second later: a queue made after launch left a new
+    database's first job waiting that second."""
+    seen: list[list[str]] = []
+    launch = DBOS.launch
+
+    def launch_and_look() -> None:
+        client = DBOSClient(
+            system_database_url=_system_database(service_settings), application_name=APP_NAME
+        )
+        try:
+            seen.append([queue.name for queue in client.list_queues()])
+        except DBAPIError:  # no system tables yet: no queue either
+            seen.append([])
+        finally:
+            client.destroy()
+        launch()
+
+    monkeypatch.setattr(DBOS, "launch", launch_and_look)
+    with TestClient(create_app(service_settings)) as client:
+        assert client.get("/healthz").status_code == 200
+    assert seen == [[QUEUE]]
+
+
+def _system_database(settings: ServiceSettings) -> str:
+    """Where DBOS keeps its tables: the app's database, or on SQLite a file of its own
+    beside the app's (`api.app`, `api.queue.Jobs._config`)."""
+    url = make_url(str(settings.database_url))
+    if url.get_backend_name() != "sqlite":
+        return url.render_as_string(hide_password=False)
+    return f"sqlite:///{Path(url.database or '').parent / 'dbos.sqlite'}"
 
 
 def test_on_postgresql_a_new_job_is_queued_in_the_commit_that_stores_it(
