@@ -3,8 +3,9 @@ service's modules load — the first seconds of every run — ends it with one l
 exit 130, as a Ctrl-C later on does (`repomap.signals`), never a traceback.
 
 It is the one module loaded before that protection: a top-level module that imports
-only `repomap.signals` (pure Python; the packages export their names lazily) before the
-command's modules, which load under `exit_on_interrupt`.
+only `repomap.signals` and `repomap.collector` (pure Python; the packages export their
+names lazily) before the command's modules, which load under `exit_on_interrupt`, with
+the garbage collector set for a short process (`repomap.collector`).
 """
 
 from __future__ import annotations
@@ -23,10 +24,14 @@ imports neither FastAPI nor the database layers: it starts in a blink."""
 
 
 def main() -> int:
+    from repomap import collector  # noqa: PLC0415 (pure Python, light)
+
     try:
         from repomap.signals import exit_on_interrupt  # noqa: PLC0415 (pure Python, light)
 
-        with exit_on_interrupt(PROG):  # a Ctrl-C inside a C extension's start-up included
+        # A Ctrl-C inside a C extension's start-up included; no garbage collection while
+        # the modules load, nor over them afterwards (`repomap.collector`).
+        with exit_on_interrupt(PROG), collector.loading():
             if sys.argv[1:2] and sys.argv[1] in SERVICE_COMMANDS:
                 from api.cli import main as run  # noqa: PLC0415
             else:
@@ -35,6 +40,8 @@ def main() -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        collector.before_exit()
 
 
 if __name__ == "__main__":

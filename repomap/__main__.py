@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from repomap import collector
 from repomap.build import Progress
 from repomap.constants import DEFAULT_MAP_TOKENS, DENY_EXTRA_ENV_VAR
 from repomap.deny import DenyList, parse_patterns
@@ -120,4 +121,6 @@ def _progress_printer() -> Progress:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    collector.before_exit()  # the interpreter's collections at exit skip the map's objects
+    sys.exit(code)
