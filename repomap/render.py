@@ -8,6 +8,7 @@ budget without passing it. Pure and deterministic.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 
 from repomap.constants import CHARS_PER_TOKEN
@@ -50,21 +51,40 @@ def render_map(
 
 
 class _Containers:
-    """The definitions enclosing a definition (its class, its outer function), memoised."""
+    """The definitions enclosing a definition (its class, its outer function), found once
+    per file (`_enclosing`)."""
 
     def __init__(self, tags: Mapping[str, FileTags]) -> None:
         self._tags = tags
-        self._memo: dict[tuple[str, Definition], tuple[Definition, ...]] = {}
-        self._files: dict[str, tuple[Definition, ...]] = {}  # made once per render
+        self._files: dict[str, dict[Definition, tuple[Definition, ...]]] = {}
 
     def of(self, path: str, inner: Definition) -> tuple[Definition, ...]:
-        key = (path, inner)
-        if key not in self._memo:
-            every = self._files.get(path)
-            if every is None:
-                every = self._files[path] = tuple(self._tags[path].definitions)
-            self._memo[key] = tuple(d for d in every if d != inner and _contains(d, inner))
-        return self._memo[key]
+        enclosing = self._files.get(path)
+        if enclosing is None:
+            enclosing = self._files[path] = _enclosing(self._tags[path].definitions)
+        found = enclosing.get(inner)
+        if found is None:  # not one of the file's own: compare with each
+            every = self._tags[path].definitions
+            found = tuple(d for d in every if d != inner and _contains(d, inner))
+        return found
+
+
+def _enclosing(definitions: Sequence[Definition]) -> dict[Definition, tuple[Definition, ...]]:
+    """Each definition's containers (`_contains`), in one sweep by first line. A container
+    starts no later than what it holds and is still open there, so each definition is
+    compared with the open ones only (about as many as the nesting is deep), not with the
+    whole file: a large module's map spent most of its rendering here."""
+    found: dict[Definition, tuple[Definition, ...]] = {}
+    open_now: list[Definition] = []
+    by_start = sorted(definitions, key=lambda d: d.start_line)
+    for start, group in itertools.groupby(by_start, key=lambda d: d.start_line):
+        members = list(group)
+        open_now = [d for d in open_now if d.end_line >= start]
+        open_now.extend(members)
+        for inner in members:
+            if inner not in found:
+                found[inner] = tuple(d for d in open_now if d != inner and _contains(d, inner))
+    return found
 
 
 def _render(

@@ -3,10 +3,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from repomap.constants import BUDGET_TOLERANCE
-from repomap.render import estimate_tokens
+from repomap.render import _contains, _enclosing, estimate_tokens
 from repomap.repository import Repository
+from repomap.tags import Definition
 from tests.conftest import MakeRepo
 
 
@@ -77,3 +80,26 @@ def test_repository_without_supported_files_says_so(make_repo: MakeRepo, home: P
     repo = Repository.open(make_repo({"README.md": "# hi\n", "data.csv": "a,b\n"}), home=home)
     text = repo.map(tokens=200)
     assert text.startswith("\nwarnings (1):\n- no supported source files found")
+
+
+@st.composite
+def _definitions(draw: st.DrawFn) -> list[Definition]:
+    """Definitions with any lines: nested, overlapping, sharing a first line or a whole
+    range, repeated."""
+    found = []
+    for n in range(draw(st.integers(0, 25))):
+        start = draw(st.integers(1, 12))
+        end = start + draw(st.integers(0, 6))
+        line = draw(st.integers(start, end))
+        found.append(Definition(f"d{n}", f"d{n}", "function", line, start, end, f"def d{n}():"))
+    return found + draw(st.lists(st.sampled_from(found), max_size=3)) if found else found
+
+
+@given(_definitions())
+def test_the_one_sweep_finds_the_containers_that_comparing_with_each_finds(
+    definitions: list[Definition],
+) -> None:
+    enclosing = _enclosing(definitions)
+    for inner in definitions:
+        expected = {d for d in definitions if d != inner and _contains(d, inner)}
+        assert set(enclosing[inner]) == expected
