@@ -33,7 +33,7 @@ from diagnoser.cli import EXIT_USAGE
 from diagnoser.cli import main as diagnoser_main
 from diagnoser.redact import redact_url
 from diagnoser.settings import default_database_url
-from repomap import allocator
+from repomap import allocator, collector
 
 if TYPE_CHECKING:
     import uvicorn
@@ -125,14 +125,17 @@ def serve(argv: Sequence[str]) -> int:
     metrics = _metrics_directory() if args.workers > 1 else None
     try:
         settings = with_flags(load_service_settings(), args)
-        from api.preflight import preflight  # noqa: PLC0415 (settings first)
+        with collector.loading():  # the service's modules, and what it keeps, load
+            from api.preflight import preflight  # noqa: PLC0415 (settings first)
 
-        checked = preflight(settings, runner=not args.no_jobs)
-        from api.app import build_service, create_app  # noqa: PLC0415 (checks first)
-        from api.server import connection_limits, server_config  # noqa: PLC0415
+            checked = preflight(settings, runner=not args.no_jobs)
+            from api.app import build_service, create_app  # noqa: PLC0415 (checks first)
+            from api.server import connection_limits, server_config  # noqa: PLC0415
 
-        limits = connection_limits(settings)
-        service = build_service(settings, runner=not args.no_jobs, upgrade=True, checked=checked)
+            limits = connection_limits(settings)
+            service = build_service(
+                settings, runner=not args.no_jobs, upgrade=True, checked=checked
+            )
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if metrics is not None:
@@ -180,13 +183,14 @@ def work(argv: Sequence[str]) -> int:
             health = runner.check(settings)
             print(health.line)
             return 0 if health.ready else 1
-        from api.preflight import preflight  # noqa: PLC0415 (settings first)
+        with collector.loading():  # the service's modules, and what it keeps, load
+            from api.preflight import preflight  # noqa: PLC0415 (settings first)
 
-        checked = preflight(settings)
-        from api import runner  # noqa: PLC0415 (checks first)
-        from api.app import build_service  # noqa: PLC0415
+            checked = preflight(settings)
+            from api import runner  # noqa: PLC0415 (checks first)
+            from api.app import build_service  # noqa: PLC0415
 
-        service = build_service(settings, role=WORKER, checked=checked)
+            service = build_service(settings, role=WORKER, checked=checked)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -295,4 +299,6 @@ def _loopback(host: str) -> bool:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    code = main()
+    collector.before_exit()  # the interpreter's collections at exit skip the service's objects
+    raise SystemExit(code)

@@ -7,20 +7,23 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
-from contextlib import redirect_stdout
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stdout
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from api import ServiceSettings, create_app
+from api import ServiceSettings, create_app, preflight
 from api.app import build_service
-from api.cli import work
+from api.cli import serve, work
 from api.runner import health
 from api.store import Executor
 from diagnoser import ConfigError
+from repomap import collector
 from tests.api.conftest import DEMO, SAMPLES, wait_for_job
 from tests.api.test_metrics import value
 
@@ -149,3 +152,34 @@ def test_a_stopped_worker_exits_though_a_job_thread_the_store_never_counted_runs
     assert done.stderr.strip().splitlines()[-1] == (
         "diagnoser worker: terminated: 0 running jobs ended, 0 handed back to the fleet"
     )
+
+
+def test_serve_and_worker_load_the_service_with_the_collector_paused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`repomap.collector.loading` around the service's imports and build: the checks
+    (`api.preflight`) run inside it, here refusing a made-up model."""
+    inside: list[bool] = []
+    paused = False
+
+    @contextmanager
+    def loading() -> Iterator[None]:
+        nonlocal paused
+        paused = True
+        try:
+            yield
+        finally:
+            paused = False
+
+    real = preflight.preflight
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        inside.append(paused)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(collector, "loading", loading)
+    monkeypatch.setattr(preflight, "preflight", checked)
+    monkeypatch.setenv("DIAGNOSER_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("DIAGNOSER_MODEL", "nope:model")
+    assert work([]) == 2 and serve(["--port", "0"]) == 2
+    assert inside == [True, True]
