@@ -50,40 +50,46 @@ def render_map(
     return best + footer
 
 
+Span = tuple[int, int, int]
+"""A definition's (line, start_line, end_line): all that says what encloses it."""
+
+
 class _Containers:
     """The definitions enclosing a definition (its class, its outer function), found once
-    per file (`_enclosing`)."""
+    per file (`_enclosing`) from the definitions' lines alone; a container is made into a
+    `Definition` only when a chosen definition has it."""
 
     def __init__(self, tags: Mapping[str, FileTags]) -> None:
         self._tags = tags
-        self._files: dict[str, dict[Definition, tuple[Definition, ...]]] = {}
+        self._files: dict[str, dict[Span, tuple[int, ...]]] = {}
 
     def of(self, path: str, inner: Definition) -> tuple[Definition, ...]:
         enclosing = self._files.get(path)
+        definitions = self._tags[path].definitions
         if enclosing is None:
-            enclosing = self._files[path] = _enclosing(self._tags[path].definitions)
-        found = enclosing.get(inner)
+            enclosing = self._files[path] = _enclosing(list(definitions.spans()))
+        found = enclosing.get((inner.line, inner.start_line, inner.end_line))
         if found is None:  # not one of the file's own: compare with each
-            every = self._tags[path].definitions
-            found = tuple(d for d in every if d != inner and _contains(d, inner))
-        return found
+            return tuple(d for d in definitions if _contains(d, inner))
+        return tuple(definitions[i] for i in found)
 
 
-def _enclosing(definitions: Sequence[Definition]) -> dict[Definition, tuple[Definition, ...]]:
-    """Each definition's containers (`_contains`), in one sweep by first line. A container
-    starts no later than what it holds and is still open there, so each definition is
-    compared with the open ones only (about as many as the nesting is deep), not with the
-    whole file: a large module's map spent most of its rendering here."""
-    found: dict[Definition, tuple[Definition, ...]] = {}
-    open_now: list[Definition] = []
-    by_start = sorted(definitions, key=lambda d: d.start_line)
-    for start, group in itertools.groupby(by_start, key=lambda d: d.start_line):
+def _enclosing(spans: Sequence[Span]) -> dict[Span, tuple[int, ...]]:
+    """For each span, the positions of the spans that contain it (`_contains`), in one
+    sweep by first line. A container starts no later than what it holds and is still
+    open there, so each span is compared with the open ones only (about as many as the
+    nesting is deep), not with the whole file: a large module's map spent most of its
+    rendering here."""
+    found: dict[Span, tuple[int, ...]] = {}
+    open_now: list[int] = []
+    by_start = sorted(range(len(spans)), key=lambda i: spans[i][1])
+    for start, group in itertools.groupby(by_start, key=lambda i: spans[i][1]):
         members = list(group)
-        open_now = [d for d in open_now if d.end_line >= start]
+        open_now = [i for i in open_now if spans[i][2] >= start]
         open_now.extend(members)
         for inner in members:
-            if inner not in found:
-                found[inner] = tuple(d for d in open_now if d != inner and _contains(d, inner))
+            if spans[inner] not in found:
+                found[spans[inner]] = tuple(i for i in open_now if _holds(spans[i], spans[inner]))
     return found
 
 
@@ -118,11 +124,15 @@ def _render_file(path: str, chosen: list[Definition], containers: _Containers) -
 
 
 def _contains(outer: Definition, inner: Definition) -> bool:
-    return (
-        outer.start_line <= inner.start_line
-        and inner.end_line <= outer.end_line
-        and (outer.line != inner.line)
+    return _holds(
+        (outer.line, outer.start_line, outer.end_line),
+        (inner.line, inner.start_line, inner.end_line),
     )
+
+
+def _holds(outer: Span, inner: Span) -> bool:
+    """`outer` encloses `inner`: its lines hold theirs, on another signature line."""
+    return outer[1] <= inner[1] and inner[2] <= outer[2] and outer[0] != inner[0]
 
 
 def _warnings_section(warnings: Sequence[str]) -> str:

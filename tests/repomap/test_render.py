@@ -99,7 +99,8 @@ def _definitions(draw: st.DrawFn) -> list[Definition]:
 def test_the_one_sweep_finds_the_containers_that_comparing_with_each_finds(
     definitions: list[Definition],
 ) -> None:
-    enclosing = _enclosing(definitions)
-    for inner in definitions:
-        expected = {d for d in definitions if d != inner and _contains(d, inner)}
-        assert set(enclosing[inner]) == expected
+    spans = [(d.line, d.start_line, d.end_line) for d in definitions]
+    enclosing = _enclosing(spans)
+    for inner, span in zip(definitions, spans, strict=True):
+        expected = {d for d in definitions if _contains(d, inner)}
+        assert {definitions[i] for i in enclosing[span]} == expected

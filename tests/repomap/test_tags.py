@@ -482,6 +482,7 @@ def test_packed_definitions_answer_as_the_tuple_they_pack(found: list[Definition
     assert definitions[1:3] == tuple(found[1:3]) and definitions == tuple(found)
     assert pickle.loads(pickle.dumps(definitions)) == definitions
     assert list(definitions.names_and_lines()) == [(d.name, d.line) for d in found]
+    assert list(definitions.spans()) == [(d.line, d.start_line, d.end_line) for d in found]
     with pytest.raises(IndexError):
         definitions[len(found)]
 
