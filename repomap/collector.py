@@ -7,10 +7,10 @@ Two of its habits cost a short command a quarter of its wall time (docs/benchmar
   classes, schemas and tables PydanticAI, pydantic and ours make at import, 0.1 s of a
   `diagnoser diagnose`. `loading()` turns it off for the imports, then moves what they
   made to the permanent generation (`gc.freeze`), which later collections pass over: the
-  service's too. The ~3,000 objects of garbage the imports leave (well under a MB) stay
+  service's too. The garbage the imports leave (~3,300 objects in a diagnosis's) stays
   with them.
 - **At exit** the interpreter collects everything still alive, more than once, while it
-  tears down the modules: 0.25–0.3 s after a diagnosis. `before_exit()` freezes what is
+  tears down the modules: 0.3–0.4 s after a diagnosis. `before_exit()` freezes what is
   alive so those collections pass over it; the process's memory goes back to the system
   with the process. Only the finalizers of objects in reference cycles are then not run
   at exit, which Python never promised (the data model, `object.__del__`); objects

@@ -211,8 +211,8 @@ _LOW = 0 if sys.byteorder == "little" else 2
 
 def _field_starts(texts: str, count: int) -> array[int]:
     """Where each of `count` definitions' four fields begin in `texts`: each field's
-    length and its separator, summed (in C: a loop of `str.index` was most of indexing a
-    large file's definitions)."""
+    length and its separator, summed by C iterators (a Python loop of `str.index` over
+    every separator before)."""
     ends = itertools.accumulate(map((1).__add__, map(len, texts.split(_SEP))), initial=0)
     return array("I", itertools.islice(ends, 0, 4 * max(count, 1), 4))
 
