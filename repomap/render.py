@@ -64,13 +64,12 @@ class _Containers:
         self._files: dict[str, dict[Span, tuple[int, ...]]] = {}
 
     def of(self, path: str, inner: Definition) -> tuple[Definition, ...]:
-        enclosing = self._files.get(path)
+        """`inner` is one of the file's own definitions (the ranking's)."""
         definitions = self._tags[path].definitions
+        enclosing = self._files.get(path)
         if enclosing is None:
             enclosing = self._files[path] = _enclosing(list(definitions.spans()))
-        found = enclosing.get((inner.line, inner.start_line, inner.end_line))
-        if found is None:  # not one of the file's own: compare with each
-            return tuple(d for d in definitions if _contains(d, inner))
+        found = enclosing[(inner.line, inner.start_line, inner.end_line)]
         return tuple(definitions[i] for i in found)
 
 

@@ -11,17 +11,17 @@ import json
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import pytest
 from dbos import DBOS, DBOSClient
 from dbos._sys_db import SystemDatabase
 from fastapi.testclient import TestClient
-from sqlalchemy import make_url, text
+from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from api import ServiceSettings, create_app
+from api.app import build_service
 from api.inputs import DIAGNOSE
 from api.jobs import APP_NAME, QUEUE, enqueue
 from api.service import Service
@@ -204,12 +204,16 @@ def test_a_new_database_has_its_queue_before_dbos_launches(
     """DBOS's queue thread starts a queue's worker when it first looks, at launch, and
     then looks again only a second later: a queue made after launch left a new
     database's first job waiting that second."""
+    service = build_service(service_settings)
+    config = service.jobs._config()  # where DBOS keeps its tables
     seen: list[list[str]] = []
     launch = DBOS.launch
 
     def launch_and_look() -> None:
         client = DBOSClient(
-            system_database_url=_system_database(service_settings), application_name=APP_NAME
+            system_database_url=config["system_database_url"],
+            system_database_engine=config.get("system_database_engine"),
+            application_name=APP_NAME,
         )
         try:
             seen.append([queue.name for queue in client.list_queues()])
@@ -220,18 +224,11 @@ def test_a_new_database_has_its_queue_before_dbos_launches(
         launch()
 
     monkeypatch.setattr(DBOS, "launch", launch_and_look)
-    with TestClient(create_app(service_settings)) as client:
+    with TestClient(create_app(service=service)) as client:
         assert client.get("/healthz").status_code == 200
+    if config.get("system_database_engine") is not None:  # SQLite's: ours to close
+        config["system_database_engine"].dispose()
     assert seen == [[QUEUE]]
-
-
-def _system_database(settings: ServiceSettings) -> str:
-    """Where DBOS keeps its tables: the app's database, or on SQLite a file of its own
-    beside the app's (`api.app`, `api.queue.Jobs._config`)."""
-    url = make_url(str(settings.database_url))
-    if url.get_backend_name() != "sqlite":
-        return url.render_as_string(hide_password=False)
-    return f"sqlite:///{Path(url.database or '').parent / 'dbos.sqlite'}"
 
 
 def test_on_postgresql_a_new_job_is_queued_in_the_commit_that_stores_it(
