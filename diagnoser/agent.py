@@ -183,7 +183,9 @@ def _before_focus(
     return found
 
 
-def _trim(ctx: RunContext[ExplorerDeps], messages: list[ModelMessage]) -> list[ModelMessage]:
+async def _trim(ctx: RunContext[ExplorerDeps], messages: list[ModelMessage]) -> list[ModelMessage]:
+    """Async: pure work, which pydantic-ai runs on the loop (a sync one goes to a worker
+    thread at every request)."""
     focused = ctx.deps.funnel.focused_paths()
     return trim_history(messages, ctx.deps.keep_tool_results, focused=focused)
 
@@ -236,9 +238,9 @@ def repo_map(ctx: RunContext[ExplorerDeps]) -> str:
 
 
 @explorer.instructions
-def hints(ctx: RunContext[ExplorerDeps]) -> str:
+async def hints(ctx: RunContext[ExplorerDeps]) -> str:
     """After the map, so the prefix (instructions, map, suspects) is the same at every
-    request of a run."""
+    request of a run. Async, as `_trim`."""
     return suspect_hints(ctx.deps.suspects)
 
 
@@ -278,7 +280,7 @@ def grep(ctx: RunContext[ExplorerDeps], pattern: str, path_glob: str | None = No
     )
 
 
-@explorer.tool
+@explorer.tool(sequential=True)  # several in one response run in their order: the log says so
 def read_range(ctx: RunContext[ExplorerDeps], path: str, start: int, end: int) -> str:
     """Read numbered lines of a file (at most 150).
 

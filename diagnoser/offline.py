@@ -3,11 +3,12 @@ PydanticAI as a `FunctionModel`, driving the same tools through the same funnel.
 
 Where it looks comes from `diagnoser.candidates` (trace frames, then the files the
 report names or is about); it checks the first with find_symbol, focuses them, reads
-each, and writes the template report: a `Draft` put in the template by
-`template.render`. What it says comes from the lines its read_range calls returned (read
-again as values through `tools.read_range`, never parsed back from the text the model
-was shown) and from what the exception type usually means. Its confidence is honest:
-highest with an in-app frame and a known exception type, lowest for a word match.
+them all in one response (four model requests a diagnosis), and writes the template
+report: a `Draft` put in the template by `template.render`. What it says comes from the
+lines its read_range calls returned (read again as values through `tools.read_range`,
+never parsed back from the text the model was shown) and from what the exception type
+usually means. Its confidence is honest: highest with an in-app frame and a known
+exception type, lowest for a word match.
 """
 
 from __future__ import annotations
@@ -113,14 +114,17 @@ class _Plan:
         return [ToolCallPart("focus", {"locations": places or ["."]})]
 
     def _deep_dive(self, messages: list[ModelMessage]) -> list[ToolCallPart]:
+        """Every candidate not read yet, in one response (parallel tool calls, as a real
+        model makes them: one model request instead of one per read), as many as the
+        deep-dive's budget has left; then `conclude`."""
         read = {(str(p.args_as_dict().get("path")), p.args_as_dict().get("start"))
                 for m in messages if isinstance(m, ModelResponse) for p in m.parts
                 if isinstance(p, ToolCallPart) and p.tool_name == "read_range"}  # fmt: skip
-        for candidate in self.candidates[:MAX_CANDIDATES]:
-            if (candidate.path, candidate.start) not in read:
-                args = {"path": candidate.path, "start": candidate.start, "end": candidate.end}
-                return [ToolCallPart("read_range", args)]
-        return [ToolCallPart("conclude", {})]
+        left = self.workspace.settings.deep_dive_calls - len(read)
+        unread = [c for c in self.candidates[:MAX_CANDIDATES] if (c.path, c.start) not in read]
+        reads = [ToolCallPart("read_range", {"path": c.path, "start": c.start, "end": c.end})
+                 for c in unread[: max(left, 0)]]  # fmt: skip
+        return reads or [ToolCallPart("conclude", {})]
 
     def _write(self, messages: list[ModelMessage]) -> str:
         return render(self._draft(_lines_read(messages, self.workspace)))

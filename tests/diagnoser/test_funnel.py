@@ -195,8 +195,8 @@ def test_after_focus_only_reads_of_focused_files_stay_and_a_stub_stays_as_it_is(
 
 
 def test_a_read_batched_with_conclude_counts_in_the_deep_dive(workspace: Workspace) -> None:
-    """`focus` and `conclude` are barriers: they run after the calls made before them in
-    the same turn, so a read batched with `conclude()` is a deep-dive read."""
+    """`focus`, `read_range` and `conclude` are barriers: they run after the calls made
+    before them in the same turn, so a read batched with `conclude()` is a deep-dive read."""
     read = ToolCallPart("read_range", {"path": "src/app.py", "start": 8, "end": 9})
     steps = [
         ModelResponse(parts=[ToolCallPart("focus", {"locations": ["src/app.py:8-9"]})]),
@@ -212,6 +212,25 @@ def test_a_read_batched_with_conclude_counts_in_the_deep_dive(workspace: Workspa
     run_deps = deps(workspace)
     with explorer.override(model=FunctionModel(respond)):
         result = explorer.run_sync("go", deps=run_deps)
-    assert barriers[:2] == [{"focus"}, {"conclude"}]
+    assert barriers[:2] == [{"focus", "read_range"}, {"read_range", "conclude"}]
     assert run_deps.funnel.calls == {Stage.EXPLORE: 0, Stage.DEEP_DIVE: 1, Stage.REPORT: 0}
     assert result.output == REPORT
+
+
+def test_reads_in_one_turn_run_and_are_told_in_the_order_asked(workspace: Workspace) -> None:
+    """Several `read_range` calls in one response (as the offline model's deep-dive makes
+    them) run one after another in the model's order: the run's log and the funnel's
+    count follow the calls, whatever the worker threads' timing."""
+    lines = [(n, n) for n in (1, 5, 2, 8, 3, 9, 4)]
+    reads = [ToolCallPart("read_range", {"path": "src/app.py", "start": a, "end": b})
+             for a, b in lines]  # fmt: skip
+    steps = [ModelResponse(parts=reads), ModelResponse(parts=[TextPart(REPORT)])]
+    told: list[str] = []
+    run_deps = deps(workspace, Funnel(explore_budget=len(reads) + 1))
+    run_deps.on_tool = told.append
+    with explorer.override(model=scripted(steps, [])):
+        explorer.run_sync("go", deps=run_deps)
+    assert [event.split(" → ")[0] for event in told] == [
+        f"read_range src/app.py {a}-{b}" for a, b in lines
+    ]
+    assert run_deps.funnel.calls[Stage.EXPLORE] == len(reads)

@@ -14,6 +14,7 @@ from diagnoser.finding import Level, Status
 from diagnoser.intake import ReportIn, from_payload
 from diagnoser.offline import _risk
 from diagnoser.pipeline import Outcome, diagnose
+from diagnoser.settings import Settings
 from diagnoser.template import parse_report, render
 from diagnoser.tools.read_range import ReadResult
 from diagnoser.workspace import Workspace
@@ -95,3 +96,18 @@ def test_offline_reports_on_the_sample_reports_round_trip(tmp_path: Path) -> Non
         assert render(draft) == finding.report_markdown, entry["report"]
         assert draft.files[: len(finding.files)] == finding.files  # all grounded
         assert (draft.title, draft.root_cause) == (finding.title, finding.root_cause)
+
+
+@pytest.mark.parametrize("budget", [5, 2])
+def test_the_deep_dive_reads_its_candidates_in_one_request_within_its_budget(
+    home: Path, budget: int
+) -> None:
+    """One model request reads every candidate the deep-dive's budget allows (five on the
+    sample issue), not one request per read: find_symbol, focus, the reads, the report."""
+    workspace = Workspace(SAMPLES / "demo_app", Settings(deep_dive_calls=budget), home=home)
+    text = (SAMPLES / "reports" / "issue_load_more_500.md").read_text()
+    finding = diagnose(ReportIn(text=text), workspace).finding
+    assert finding is not None
+    provenance = finding.provenance
+    assert provenance.tool_calls == {"explore": 1, "deep_dive": budget, "report": 0}  # focus: free
+    assert provenance.requests == 4
