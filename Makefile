@@ -5,6 +5,7 @@
 #               start the local PostgreSQL if it is installed but stopped, lint, type-check,
 #               run the tests
 #   make demo     diagnose one sample report with the CLI (no service)
+#   make install  the development install: the dev tools too, and the bytecode
 #   make browser  install Debian's chromium for the browser tests, only if it is missing
 #   make sandbox  install Debian's bubblewrap (and nodejs, a JDK, junit4 and junit5) for --verify,
 #                 only if missing
@@ -12,6 +13,7 @@ PYTHON ?= python3.11
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 # The browser tests drive Debian's chromium through Playwright: Playwright's own browser
 # download needs a host that is unreachable here and in air-gapped deployments.
 CHROMIUM := /usr/bin/chromium
@@ -27,14 +29,22 @@ MYPY_LOG := $(VENV)/mypy.log
 
 .PHONY: run demo test install bytecode lint typecheck browser sandbox postgres clean
 
+# What the service and the CLI need (`make run`, `make demo`); the dev tools come with the
+# first target that uses them. Not in a user's install: rich, which schemathesis brings
+# and which httpx imports when it is there (~0.1 s of every `diagnoser diagnose`).
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python 3.11+) on PATH" >&2; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e .
 	touch $(STAMP)
 
-install: bytecode
+$(DEV_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(DEV_STAMP)
+
+# The development install: the dev tools too (the tests, the benchmarks).
+install: $(DEV_STAMP) bytecode
 
 # Our modules' bytecode, written ahead. Where PYTHONDONTWRITEBYTECODE is set (this
 # machine and CI set it) Python never caches it, and every start compiled our 20,000
@@ -49,11 +59,11 @@ run: bytecode
 demo: bytecode
 	$(VENV)/bin/diagnoser diagnose sample_reports/reports/issue_load_more_500.md --format markdown
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-typecheck: $(STAMP)
+typecheck: $(DEV_STAMP)
 	$(VENV)/bin/mypy
 
 browser: $(CHROMIUM)
@@ -99,7 +109,7 @@ postgres:
 # PYTEST_WORKERS=0 runs them in this process, one at a time. mypy (a minute on a fresh
 # clone, on one core) runs beside them, where the tests leave a core waiting on their
 # servers; its verdict is printed after theirs, and either failing fails `make test`.
-test: lint bytecode browser sandbox postgres
+test: $(DEV_STAMP) lint bytecode browser sandbox postgres
 	@echo "mypy --strict runs beside the tests; its verdict follows theirs"
 	@$(VENV)/bin/mypy > $(MYPY_LOG) 2>&1 & mypy=$$!; \
 	trap 'kill $$mypy 2>/dev/null' INT TERM; \

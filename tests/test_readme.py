@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from api.routes import diagnose, findings, health, jobs, repos, webhooks
 from api.settings import SETTINGS_FILE_VAR, ServiceSettings
@@ -19,6 +23,24 @@ def test_readme_commands_are_make_targets_and_ci_runs_the_test_one() -> None:
         assert f"make {target}" in readme
         assert re.search(rf"^{target}:", makefile, re.MULTILINE)
     assert "\nmake test\n" in (ROOT / ".ci" / "run").read_text()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_run_installs_the_service_alone_and_make_test_the_dev_tools_too(
+    tmp_path: Path,
+) -> None:
+    """What `make run` and `make test` would install in a new virtualenv (`make -n`: the
+    commands, none run): the service without the dev tools, then the tests with them."""
+
+    def plan(target: str) -> str:
+        venv = f"VENV={tmp_path / 'venv'}"
+        done = subprocess.run(["make", "-n", venv, target], cwd=ROOT, capture_output=True,
+                              text=True, check=True)  # fmt: skip
+        return done.stdout
+
+    run, test = plan("run"), plan("test")
+    assert "pip install -q -e .\n" in run and "[dev]" not in run
+    assert "pip install -q -e .\n" in test and "pip install -q -e '.[dev]'" in test
 
 
 def test_readme_usage_lists_every_cli_option() -> None:
