@@ -114,7 +114,7 @@ class _Plan:
         return [ToolCallPart("focus", {"locations": places or ["."]})]
 
     def _deep_dive(self, messages: list[ModelMessage]) -> list[ToolCallPart]:
-        """Every candidate not read yet, in one response (parallel tool calls, as a real
+        """Every candidate not read yet, in one response (several tool calls, as a real
         model makes them: one model request instead of one per read), as many as the
         deep-dive's budget has left; then `conclude`."""
         read = {(str(p.args_as_dict().get("path")), p.args_as_dict().get("start"))
