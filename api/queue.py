@@ -137,11 +137,7 @@ class Jobs:
                 self._client = self._in_transaction
         elif not self.runner:
             self._client_engine = config["system_database_engine"]
-            self._client = DBOSClient(
-                system_database_url=config["system_database_url"],
-                system_database_engine=self._client_engine,
-                application_name=APP_NAME,
-            )
+            self._client = client_for(config)
         self.launched = True
         if self.runner:
             self.fleet.join()
@@ -236,17 +232,23 @@ class Jobs:
         return config
 
 
+def client_for(config: Any) -> DBOSClient:
+    """A DBOS client on the system database of `config` (`Jobs._config`): its URL, and
+    its engine where we make it (SQLite's)."""
+    return DBOSClient(
+        system_database_url=config["system_database_url"],
+        system_database_engine=config.get("system_database_engine"),
+        application_name=APP_NAME,
+    )
+
+
 def _declare_queue(config: Any, limits: dict[str, Any]) -> None:
     """Make DBOS's system database, and our queue in it if it has none, before DBOS
     launches. DBOS's queue thread looks for new queues at launch and then once a second:
     a queue registered after launch got its worker up to a second later, and a new
     database's first job waited that long. An existing queue is left as it is here."""
     DBOS.migrate(config["system_database_url"])
-    client = DBOSClient(
-        system_database_url=config["system_database_url"],
-        system_database_engine=config.get("system_database_engine"),
-        application_name=APP_NAME,
-    )
+    client = client_for(config)
     try:
         client.register_queue(QUEUE, **limits, on_conflict="never_update")
     finally:

@@ -16,7 +16,6 @@ Prints each run's ms per diagnosis, and the median per checkout.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -24,6 +23,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT)]
+
+from tests.api.server import server_env  # noqa: E402
 
 RUN = """
 import sys, time
@@ -51,9 +53,8 @@ print((time.process_time() - start) / int(sys.argv[1]))
 
 
 def per_diagnosis(checkout: Path, reports: int) -> float:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DIAGNOSER_")}
     with tempfile.TemporaryDirectory() as home:
-        env |= {"PYTHONPATH": str(checkout), "DIAGNOSER_HOME": home}
+        env = server_env({"PYTHONPATH": str(checkout), "DIAGNOSER_HOME": home})
         done = subprocess.run(
             [sys.executable, "-c", RUN, str(reports)], cwd=checkout, env=env,
             capture_output=True, text=True, check=False,

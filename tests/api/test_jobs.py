@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from dbos import DBOS, DBOSClient
+from dbos import DBOS
 from dbos._sys_db import SystemDatabase
 from fastapi.testclient import TestClient
 from sqlalchemy import text
@@ -23,7 +23,8 @@ from sqlalchemy.exc import DBAPIError
 from api import ServiceSettings, create_app
 from api.app import build_service
 from api.inputs import DIAGNOSE
-from api.jobs import APP_NAME, QUEUE, enqueue
+from api.jobs import QUEUE, enqueue
+from api.queue import client_for
 from api.service import Service
 from api.store import Store
 from diagnoser import ReportIn
@@ -210,11 +211,7 @@ def test_a_new_database_has_its_queue_before_dbos_launches(
     launch = DBOS.launch
 
     def launch_and_look() -> None:
-        client = DBOSClient(
-            system_database_url=config["system_database_url"],
-            system_database_engine=config.get("system_database_engine"),
-            application_name=APP_NAME,
-        )
+        client = client_for(config)
         try:
             seen.append([queue.name for queue in client.list_queues()])
         except DBAPIError:  # no system tables yet: no queue either
