@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from pathlib import Path
 from typing import Any
 
 from dbos import DBOS, DBOSClient, EnqueueOptions, WorkflowStatusString
+from dbos import _dbos as dbos_instance
 from sqlalchemy import Connection, Engine, create_engine, event
 
 from api import retention
@@ -61,6 +63,8 @@ UNFINISHED_WORKFLOWS = [WorkflowStatusString.ENQUEUED.value, WorkflowStatusStrin
 NOTIFICATION_POLL_SECONDS = 0.1
 """How often DBOS's listener looks for notifications on SQLite (PostgreSQL notifies): a
 stop waits for its sleep to end (DBOS's default, 1 s, made every stop take ~1 s)."""
+DRAIN_POLL_SECONDS = 0.05
+"""How often a stop looks whether the workflows running here have ended (`_drain`)."""
 
 
 class Jobs:
@@ -176,12 +180,13 @@ class Jobs:
             # The queue takes no new job; the running ones get the grace to end. Without
             # one, a running workflow outlives DBOS and fails on its next step ("System
             # database accessed before DBOS was launched"), in a traceback, or retries for
-            # ever to record its end. DBOS waits in whole seconds even for nothing: skip
-            # the wait when it has nothing to run. Meanwhile this runner beats on (the
-            # fleet must not take its running jobs) but takes over no more.
+            # ever to record its end. No wait when nothing may run; else `_drain` waits in
+            # short steps. Meanwhile this runner beats on (the fleet must not take its
+            # running jobs) but takes over no more.
             self.fleet.retire()
             grace = self.runtime.settings.stop_grace_seconds if self._unfinished() else 0
-            DBOS.destroy(destroy_registry=False, workflow_completion_timeout_sec=int(grace))
+            left = self._drain(grace) if grace else 0
+            DBOS.destroy(destroy_registry=False, workflow_completion_timeout_sec=int(left))
             self.fleet.leave()  # what is still running here is the fleet's to take
         if self._lock is not None:
             os.close(self._lock)  # closing the file releases its lock
@@ -208,6 +213,34 @@ class Jobs:
             status=UNFINISHED_WORKFLOWS, limit=1, load_input=False, load_output=False
         )
         return bool(unfinished)
+
+    def _drain(self, seconds: float) -> float:
+        """Stop DBOS's queue (no workflow starts here any more) and wait, up to `seconds`,
+        for the workflows running here to end, looking every DRAIN_POLL_SECONDS; what is
+        left for DBOS's own wait (0 once they ended or the grace is spent). DBOS's wait
+        sleeps a whole second before it first looks: a job that ended 0.1 s into a stop
+        held the stop for 1 s. A workflow runs here while DBOS counts it active, or while
+        it is PENDING under this executor (dequeued, not yet counted: DBOS hands it to a
+        thread after the claim). This reads DBOS's internals (3.4: its background
+        threads' stop events, its set of active workflows); without them, DBOS waits."""
+        dbos = dbos_instance._dbos_global_instance
+        stops = getattr(dbos, "background_thread_stop_events", None)
+        active = getattr(dbos, "_active_workflows_set", None)
+        if stops is None or active is None:
+            return seconds
+        for stop in stops:  # what DBOS's destroy does first
+            stop.set()
+
+        def running() -> bool:
+            return bool(active.activeList()) or bool(DBOS.list_workflows(
+                status=WorkflowStatusString.PENDING.value, executor_id=self.executor_id,
+                limit=1, load_input=False, load_output=False,
+            ))  # fmt: skip
+
+        deadline = time.monotonic() + seconds
+        while running() and time.monotonic() < deadline:
+            time.sleep(DRAIN_POLL_SECONDS)
+        return 0.0
 
     def _queue_limits(self) -> dict[str, Any]:
         settings = self.runtime.settings

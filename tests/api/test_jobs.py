@@ -11,6 +11,7 @@ import json
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -20,11 +21,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from api import ServiceSettings, create_app
+from api import ServiceSettings, create_app, queue
 from api.app import build_service
 from api.inputs import DIAGNOSE
 from api.jobs import QUEUE, enqueue
-from api.queue import client_for
+from api.queue import Jobs, client_for
 from api.service import Service
 from api.store import Store
 from diagnoser import ReportIn
@@ -296,8 +297,25 @@ def test_a_stop_waits_for_dbos_to_record_the_end_of_a_finished_job(
         return done
 
     monkeypatch.setattr(SystemDatabase, "update_workflow_outcome", slowly)
+    destroy = DBOS.destroy
+    waits: list[int] = []
+
+    def destroyed(**kwargs: Any) -> None:
+        waits.append(kwargs["workflow_completion_timeout_sec"])
+        destroy(**kwargs)
+
+    monkeypatch.setattr(DBOS, "destroy", destroyed)
     with TestClient(create_app(service_settings)) as client:
         accepted = client.post("/diagnose", json={"report": {"text": CRASH, "source": "crash_log"}})
         job_id = accepted.json()["job_id"]
         assert wait_for_job(client, job_id)["state"] == "complete"  # DBOS is recording
     assert job_id in recorded
+    assert waits == [0]  # the stop waited itself, in short steps, not DBOS in whole seconds
+
+
+def test_a_dbos_without_the_internals_a_stop_reads_waits_its_own_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`Jobs._drain` reads DBOS 3.4's internals; another DBOS gets the whole grace."""
+    monkeypatch.setattr(queue.dbos_instance, "_dbos_global_instance", SimpleNamespace())
+    assert Jobs._drain(SimpleNamespace(executor_id="x"), 7.0) == 7.0  # type: ignore[arg-type]
