@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import os
 import secrets
 import shutil
@@ -55,6 +56,8 @@ OUTPUT_TAIL_BYTES = 112 * 1024
 """Output kept: its start and its end (where a traceback is); the middle is dropped."""
 READ_CHUNK = 64 * 1024
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+INFO_BYTES = 4096
+"""What is read of bubblewrap's `--info-fd` (a small JSON object)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,17 +142,21 @@ class Sandbox:
         uid = SANDBOX_UIDS[secrets.randbelow(len(SANDBOX_UIDS))]
         if self.setpriv:  # the dropped user must be able to write its copy
             _chown_tree(copy, uid)
+        info, told = os.pipe()  # bubblewrap writes the command's process id to `told`
         argv = [*self._limits(), self.bwrap, *self._mounts(copy, binds), *_namespaces(self.setpriv),
-                "--chdir", workdir, "--clearenv", *_environment(env), *self._user(uid), "--",
-                *command]  # fmt: skip
+                "--info-fd", str(told), "--chdir", workdir, "--clearenv", *_environment(env),
+                *self._user(uid), "--", *command]  # fmt: skip
         started = time.monotonic()
         try:
             process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                start_new_session=True, close_fds=True,
+                start_new_session=True, close_fds=True, pass_fds=(told,),
             )  # fmt: skip
         except OSError as exc:
+            os.close(info)
             raise SandboxUnavailable(f"bubblewrap did not start: {exc.strerror or exc}") from None
+        finally:
+            os.close(told)
         output = _Output()
         reader = threading.Thread(target=output.drain, args=(process.stdout,), daemon=True)
         reader.start()
@@ -158,7 +165,9 @@ class Sandbox:
             process.wait(timeout=self.limits.seconds)
         except subprocess.TimeoutExpired:
             timed_out = True
-            _kill(process)
+            _kill(process, info)
+        finally:
+            os.close(info)
         reader.join(timeout=self.limits.seconds)
         seconds = time.monotonic() - started
         text = output.text().replace(f"{COPY_MOUNT}/", "").replace(COPY_MOUNT, ".")
@@ -250,11 +259,30 @@ def _chown_tree(top: Path, uid: int) -> None:
             os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
 
 
-def _kill(process: subprocess.Popen[bytes]) -> None:
-    """Kill bubblewrap's whole process group; the PID namespace takes the rest with it."""
+def _kill(process: subprocess.Popen[bytes], info: int) -> None:
+    """Kill the command, the PID 1 of its namespace, which takes the rest of the sandbox
+    with it, then bubblewrap's process group. Killing bubblewrap alone left the command
+    running: it is in a session of its own, and its parent-death signal (bubblewrap's
+    `--die-with-parent`) is cleared when `setpriv` changes its user. `info` is the pipe
+    of bubblewrap's `--info-fd`, which names the command's process id."""
+    command = _command_pid(info)
     with contextlib.suppress(ProcessLookupError):
+        if command is not None and process.poll() is None:  # not reaped: not reused
+            os.kill(command, signal.SIGKILL)
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
+
+
+def _command_pid(info: int) -> int | None:
+    """The command's process id, from what bubblewrap wrote to its `--info-fd`
+    (`{"child-pid": N, …}`); None when it wrote nothing readable."""
+    os.set_blocking(info, False)
+    try:
+        said = json.loads(os.read(info, INFO_BYTES) or b"null")
+    except (BlockingIOError, ValueError):
+        return None
+    pid = said.get("child-pid") if isinstance(said, dict) else None
+    return pid if isinstance(pid, int) and pid > 1 else None
 
 
 class _Output:

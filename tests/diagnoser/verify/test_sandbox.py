@@ -153,6 +153,18 @@ def test_an_endless_loop_is_killed_at_the_wall_clock(copy: Path) -> None:
     assert run.timed_out and run.seconds < 10
 
 
+def test_a_timed_out_run_leaves_nothing_running(copy: Path) -> None:
+    """The command and all it started die at the wall clock, not at their CPU limit (as
+    root the command runs as its own user, and killing bubblewrap alone left it on)."""
+    forever = "import time\nwhile True:\n open('alive', 'a').write('x'); time.sleep(0.05)"
+    started = f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', {forever!r}])\n"
+    run = _run(copy, started + forever, Limits(seconds=1, cpu_seconds=60))
+    assert run.timed_out and run.seconds < 5  # the output's pipe closed: nothing holds it
+    size = (copy / "alive").stat().st_size
+    time.sleep(0.5)
+    assert (copy / "alive").stat().st_size == size  # nothing writes any more
+
+
 def test_cpu_time_is_limited_too(copy: Path) -> None:
     run = _run(copy, "while True: pass", Limits(seconds=30, cpu_seconds=1))
     assert not run.timed_out and run.exit_code != 0 and run.seconds < 15
