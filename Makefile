@@ -105,7 +105,8 @@ postgres:
 	  command -v pg_ctlcluster >/dev/null || { echo "PostgreSQL is not running at 127.0.0.1:5432 and pg_ctlcluster is missing" >&2; exit 1; }; \
 	  pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start; }
 
-# On every core (pytest-xdist); tests/hostile runs whole on one worker (tests/scheduling.py).
+# One worker more than the cores (pytest-xdist, `-n auto`: tests/conftest.py); tests/hostile
+# runs whole on one worker (tests/scheduling.py).
 # PYTEST_WORKERS=0 runs them in this process, one at a time. mypy (a minute on a fresh
 # clone, on one core) runs beside them, where the tests leave a core waiting on their
 # servers; its verdict is printed after theirs, and either failing fails `make test`.

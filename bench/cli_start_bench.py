@@ -16,7 +16,10 @@ alternating run by run (a shared, noisy machine: ratios side by side, not absolu
 A checkout is run with its own sources first on `PYTHONPATH`, this `.venv`'s packages;
 `--before` is another checkout's folder (e.g. a `git worktree` of the commit before).
 Its entry is `diagnoser_entry.py` when it has one, else `python -m api.cli`. Prints the
-median and the fastest wall time (s) of each command per checkout.
+median and the fastest wall time (s) of each command per checkout, and the machine's
+speed before and after: the CPU seconds of a loop of PROBE_ADDITIONS additions (this
+machine's has ranged from 0.6 s to 2.4 s between hours of one day, and the commands'
+times with it), so that runs of different hours can be told apart.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ DATABASE_DOWN = "postgresql://nobody@127.0.0.1:1/x"
 """Nothing listens on port 1: the connection is refused at once."""
 EXIT_USAGE = 2
 """A bad setting's exit code (the serve rows end with it)."""
+PROBE_ADDITIONS = 10**7
 
 
 Command = tuple[list[str], dict[str, str]]
@@ -70,6 +74,14 @@ def wall(command: Command, checkout: Path, home: Path) -> float:
     return time.perf_counter() - start
 
 
+def machine_speed() -> float:
+    """CPU seconds of PROBE_ADDITIONS integer additions in this interpreter."""
+    start, total = time.process_time(), 0
+    for number in range(PROBE_ADDITIONS):
+        total += number
+    return time.process_time() - start
+
+
 def main() -> None:
     cli = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     cli.add_argument("--before", type=Path, help="another checkout to compare with")
@@ -81,6 +93,7 @@ def main() -> None:
         )
     checkouts = {"after": ROOT, **({"before": args.before.resolve()} if args.before else {})}
     times: dict[tuple[str, str], list[float]] = {}
+    speed = [machine_speed()]
     with tempfile.TemporaryDirectory() as scratch:
         homes = {name: Path(scratch) / name for name in checkouts}
         for name, checkout in checkouts.items():  # warm every index once, untimed
@@ -90,12 +103,15 @@ def main() -> None:
             for name, checkout in checkouts.items():
                 for label, command in commands(checkout).items():
                     times.setdefault((label, name), []).append(wall(command, checkout, homes[name]))
+    speed.append(machine_speed())
     print(f"{'command':<34}" + "".join(f"{name:>20}" for name in checkouts))
     for label in commands(ROOT):
         cells = (times[label, name] for name in checkouts)
         print(
             f"{label:<34}" + "".join(f"{statistics.median(t):>10.2f} ({min(t):.2f})" for t in cells)
         )
+    print(f"machine: {PROBE_ADDITIONS:.0e} additions took {speed[0]:.2f} s of CPU before, "
+          f"{speed[1]:.2f} s after")  # fmt: skip
 
 
 if __name__ == "__main__":

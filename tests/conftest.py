@@ -7,6 +7,7 @@ workers (`tests/scheduling.py`)."""
 from __future__ import annotations
 
 import gc
+import os
 import shutil
 import signal
 import venv
@@ -42,6 +43,19 @@ def pytest_collection_finish() -> None:
     does for the CLIs)."""
     gc.freeze()
     gc.enable()
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown without it
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: one worker more than the cores this process may use. A worker spends
+    about 40 % of its time waiting on the processes its tests start (servers, workers,
+    sandboxes, the fleet), which a third worker fills: `make test` 232–240 s with 3 on
+    2 cores, 241–248 s with 2 (docs/benchmarks.md, "Test time").
+    `PYTEST_XDIST_AUTO_NUM_WORKERS` still decides when set (xdist's own hook reads it)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None  # not on macOS
+    return (len(usable) if usable else os.cpu_count() or 1) + 1
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown without it
