@@ -10,17 +10,19 @@ copy — the only writable place — at `COPY_MOUNT`; no home directory, no data
 no other repository. No network (its own network namespace: only a loopback that is
 down), its own PID namespace with the command as its PID 1 (whatever it leaves running
 dies when it ends; its CPU time reaches our `RUSAGE_CHILDREN`, which bubblewrap's own
-reaper would swallow), its own session (no terminal injection), dies with its parent, an
-environment of our own making (nothing of ours leaks: no `DIAGNOSER_*`, no provider
-keys). Run as root, the command drops to an unprivileged user of its own
-(`SANDBOX_UIDS`, `setpriv`), so the process-count limit holds (the kernel does not count
-root's processes) and root-only files stay closed; run as another user, bubblewrap maps
-that user into a user namespace.
+reaper would swallow), its own session (no terminal injection), an environment of our
+own making (nothing of ours leaks: no `DIAGNOSER_*`, no provider keys). Run as root,
+the command drops to an unprivileged user of its own (`SANDBOX_UIDS`, `setpriv`), so the
+process-count limit holds (the kernel does not count root's processes) and root-only
+files stay closed; run as another user, bubblewrap maps that user into a user namespace.
 
 Limits (`prlimit`, inherited by every process inside): CPU seconds, address space, file
-size, process count, open files, no core dumps; a wall-clock timeout that kills the whole
-sandbox; output read as it comes and kept as its head and its tail (a traceback is at
-the end), however much is written.
+size, process count, open files, no core dumps; a wall-clock timeout that kills the
+command, and with it the whole sandbox; output read as it comes and kept as its head
+and its tail (a traceback is at the end), however much is written.
+
+Not yet held: a run whose service process is killed outright (not stopped) goes on until
+its CPU limit, or for ever if it sleeps; `--die-with-parent` does not reach a PID 1.
 """
 
 from __future__ import annotations
@@ -262,9 +264,10 @@ def _chown_tree(top: Path, uid: int) -> None:
 def _kill(process: subprocess.Popen[bytes], info: int) -> None:
     """Kill the command, the PID 1 of its namespace, which takes the rest of the sandbox
     with it, then bubblewrap's process group. Killing bubblewrap alone left the command
-    running: it is in a session of its own, and its parent-death signal (bubblewrap's
-    `--die-with-parent`) is cleared when `setpriv` changes its user. `info` is the pipe
-    of bubblewrap's `--info-fd`, which names the command's process id."""
+    running: it is in a session of its own, and the parent-death signal of bubblewrap's
+    `--die-with-parent` does not reach it (`setpriv` clears it as it changes the user,
+    and a namespace's PID 1 ignores it). `info` is the pipe of bubblewrap's `--info-fd`,
+    which names the command's process id."""
     command = _command_pid(info)
     with contextlib.suppress(ProcessLookupError):
         if command is not None and process.poll() is None:  # not reaped: not reused
