@@ -180,12 +180,11 @@ class Jobs:
             # The queue takes no new job; the running ones get the grace to end. Without
             # one, a running workflow outlives DBOS and fails on its next step ("System
             # database accessed before DBOS was launched"), in a traceback, or retries for
-            # ever to record its end. No wait when nothing may run; else `_drain` waits in
-            # short steps. Meanwhile this runner beats on (the fleet must not take its
-            # running jobs) but takes over no more.
+            # ever to record its end. `_drain` waits in short steps while any runs here.
+            # Meanwhile this runner beats on (the fleet must not take its running jobs)
+            # but takes over no more.
             self.fleet.retire()
-            grace = self.runtime.settings.stop_grace_seconds if self._unfinished() else 0
-            left = self._drain(grace) if grace else 0
+            left = self._drain(self.runtime.settings.stop_grace_seconds)
             DBOS.destroy(destroy_registry=False, workflow_completion_timeout_sec=int(left))
             self.fleet.leave()  # what is still running here is the fleet's to take
         if self._lock is not None:
@@ -222,12 +221,13 @@ class Jobs:
         held the stop for 1 s. A workflow runs here while DBOS counts it active, or while
         it is PENDING under this executor (dequeued, not yet counted: DBOS hands it to a
         thread after the claim). This reads DBOS's internals (3.4: its background
-        threads' stop events, its set of active workflows); without them, DBOS waits."""
+        threads' stop events, its set of active workflows); without them, DBOS waits
+        the whole grace, in whole seconds, when a workflow may run (`_unfinished`)."""
         dbos = dbos_instance._dbos_global_instance
         stops = getattr(dbos, "background_thread_stop_events", None)
         active = getattr(dbos, "_active_workflows_set", None)
         if stops is None or active is None:
-            return seconds
+            return seconds if self._unfinished() else 0.0
         for stop in stops:  # what DBOS's destroy does first
             stop.set()
 

@@ -318,4 +318,5 @@ def test_a_dbos_without_the_internals_a_stop_reads_waits_its_own_way(
 ) -> None:
     """`Jobs._drain` reads DBOS 3.4's internals; another DBOS gets the whole grace."""
     monkeypatch.setattr(queue.dbos_instance, "_dbos_global_instance", SimpleNamespace())
-    assert Jobs._drain(SimpleNamespace(executor_id="x"), 7.0) == 7.0  # type: ignore[arg-type]
+    runner = SimpleNamespace(executor_id="x", _unfinished=lambda: True)  # a job may run
+    assert Jobs._drain(runner, 7.0) == 7.0  # type: ignore[arg-type]
