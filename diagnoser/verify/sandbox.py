@@ -8,21 +8,22 @@ What the command sees: a new, read-only root holding only the host's system fold
 (`SYSTEM`) and the interpreter's own (bound read-only), an empty `/tmp` and home, and the
 copy — the only writable place — at `COPY_MOUNT`; no home directory, no data directory,
 no other repository. No network (its own network namespace: only a loopback that is
-down), its own PID namespace with the command as its PID 1 (whatever it leaves running
-dies when it ends; its CPU time reaches our `RUSAGE_CHILDREN`, which bubblewrap's own
-reaper would swallow), its own session (no terminal injection), an environment of our
-own making (nothing of ours leaks: no `DIAGNOSER_*`, no provider keys). Run as root,
-the command drops to an unprivileged user of its own (`SANDBOX_UIDS`, `setpriv`), so the
-process-count limit holds (the kernel does not count root's processes) and root-only
-files stay closed; run as another user, bubblewrap maps that user into a user namespace.
+down), its own PID namespace with no reaper of bubblewrap's (`--as-pid-1`: whatever the
+command leaves running dies when it ends, and its CPU time reaches our `RUSAGE_CHILDREN`,
+which bubblewrap's own reaper would swallow), its own session (no terminal injection), an
+environment of our own making (nothing of ours leaks: no `DIAGNOSER_*`, no provider
+keys). Run as root, the command drops to an unprivileged user of its own
+(`SANDBOX_UIDS`, `setpriv`), so the process-count limit holds (the kernel does not count
+root's processes) and root-only files stay closed; its PID 1 is then a shell that stays
+root and waits for it (`KEEPER`): bubblewrap's parent-death signal cannot reach another
+user's process, and a service killed outright (kill -9, the OOM killer) left the command
+running until its CPU limit, or for ever if it slept. Run as another user, bubblewrap
+maps that user into a user namespace, and the command is PID 1 itself.
 
 Limits (`prlimit`, inherited by every process inside): CPU seconds, address space, file
 size, process count, open files, no core dumps; a wall-clock timeout that kills the
 command, and with it the whole sandbox; output read as it comes and kept as its head
 and its tail (a traceback is at the end), however much is written.
-
-Not yet held: a run whose service process is killed outright (not stopped) goes on until
-its CPU limit, or for ever if it sleeps; `--die-with-parent` does not reach a PID 1.
 """
 
 from __future__ import annotations
@@ -60,6 +61,12 @@ READ_CHUNK = 64 * 1024
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 INFO_BYTES = 4096
 """What is read of bubblewrap's `--info-fd` (a small JSON object)."""
+KEEPER = ("/bin/sh", "-c", '"$@"; exit $?', "sh")
+"""PID 1 of a run as root: a shell that runs the rest of its arguments (`setpriv`, then
+the command), waits, and exits with its status (128 + N for a signal, as bubblewrap says
+it). It keeps our user, so the parent-death signal of `--die-with-parent` reaches it, and
+a namespace dies with its PID 1. The `exit` keeps the shell from replacing itself with
+the command."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +151,7 @@ class Sandbox:
         uid = SANDBOX_UIDS[secrets.randbelow(len(SANDBOX_UIDS))]
         if self.setpriv:  # the dropped user must be able to write its copy
             _chown_tree(copy, uid)
-        info, told = os.pipe()  # bubblewrap writes the command's process id to `told`
+        info, told = os.pipe()  # bubblewrap writes its PID 1's process id to `told`
         argv = [*self._limits(), self.bwrap, *self._mounts(copy, binds), *_namespaces(self.setpriv),
                 "--info-fd", str(told), "--chdir", workdir, "--clearenv", *_environment(env),
                 *self._user(uid), "--", *command]  # fmt: skip
@@ -210,7 +217,7 @@ class Sandbox:
     def _user(self, uid: int) -> list[str]:
         if not self.setpriv:
             return []
-        return [self.setpriv, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
+        return [*KEEPER, self.setpriv, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]  # fmt: skip
 
 
@@ -262,22 +269,20 @@ def _chown_tree(top: Path, uid: int) -> None:
 
 
 def _kill(process: subprocess.Popen[bytes], info: int) -> None:
-    """Kill the command, the PID 1 of its namespace, which takes the rest of the sandbox
-    with it, then bubblewrap's process group. Killing bubblewrap alone left the command
-    running: it is in a session of its own, and the parent-death signal of bubblewrap's
-    `--die-with-parent` does not reach it (`setpriv` clears it as it changes the user,
-    and a namespace's PID 1 ignores it). `info` is the pipe of bubblewrap's `--info-fd`,
-    which names the command's process id."""
-    command = _command_pid(info)
+    """Kill the PID 1 of the run's namespace (the command, or the `KEEPER` shell), which
+    takes the rest of the sandbox with it, then bubblewrap's process group. Killing
+    bubblewrap alone left the command running: it is in a session of its own, not in that
+    group. `info` is the pipe of bubblewrap's `--info-fd`, which names PID 1's process id."""
+    pid_1 = _pid_1(info)
     with contextlib.suppress(ProcessLookupError):
-        if command is not None and process.poll() is None:  # not reaped: not reused
-            os.kill(command, signal.SIGKILL)
+        if pid_1 is not None and process.poll() is None:  # not reaped: not reused
+            os.kill(pid_1, signal.SIGKILL)
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
 
 
-def _command_pid(info: int) -> int | None:
-    """The command's process id, from what bubblewrap wrote to its `--info-fd`
+def _pid_1(info: int) -> int | None:
+    """PID 1's process id, from what bubblewrap wrote to its `--info-fd`
     (`{"child-pid": N, …}`); None when it wrote nothing readable."""
     os.set_blocking(info, False)
     try:

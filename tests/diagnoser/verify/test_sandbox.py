@@ -62,6 +62,18 @@ except OSError:
     time.sleep(4)
 """
 
+SERVICE = """
+import json, sys
+from pathlib import Path
+from diagnoser.verify.sandbox import Limits, Sandbox
+copy, binds = Path(sys.argv[1]), tuple(Path(p) for p in json.loads(sys.argv[2]))
+sandbox = Sandbox.find(Limits(seconds=60, cpu_seconds=60))
+sandbox.run([sys.executable, "hostile.py"], copy=copy, binds=binds)
+"""
+"""A service that runs one sandboxed command (`hostile.py` in the copy given)."""
+WRITES_FOREVER = "import time\nwhile True:\n open('alive', 'a').write('x'); time.sleep(0.05)"
+"""Appends to `alive` until it is killed."""
+
 
 @pytest.fixture
 def copy(tmp_path: Path) -> Path:
@@ -156,13 +168,37 @@ def test_an_endless_loop_is_killed_at_the_wall_clock(copy: Path) -> None:
 def test_a_timed_out_run_leaves_nothing_running(copy: Path) -> None:
     """The command and all it started die at the wall clock, not at their CPU limit (as
     root the command runs as its own user, and killing bubblewrap alone left it on)."""
-    forever = "import time\nwhile True:\n open('alive', 'a').write('x'); time.sleep(0.05)"
-    started = f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', {forever!r}])\n"
-    run = _run(copy, started + forever, Limits(seconds=1, cpu_seconds=60))
+    started = (
+        f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', {WRITES_FOREVER!r}])\n"
+    )
+    run = _run(copy, started + WRITES_FOREVER, Limits(seconds=1, cpu_seconds=60))
     assert run.timed_out and run.seconds < 5  # the output's pipe closed: nothing holds it
+    assert not _still_writing(copy)
+
+
+def test_a_run_ends_with_the_service_that_started_it(copy: Path) -> None:
+    """A service killed outright (kill -9, the OOM killer) takes its run with it: as root
+    the command runs as a user of its own, whom bubblewrap's parent-death signal does not
+    reach, and it ran on until its CPU limit, or for ever."""
+    (copy / "hostile.py").write_text(WRITES_FOREVER)
+    binds = json.dumps([str(path) for path in BINDS])
+    service = subprocess.Popen([PYTHON, "-c", SERVICE, str(copy), binds])
+    try:
+        deadline = time.monotonic() + 30
+        while not (copy / "alive").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (copy / "alive").exists(), "the run never started"
+    finally:
+        service.kill()
+        service.wait()
+    time.sleep(0.5)  # the parent-death signals travel
+    assert not _still_writing(copy)
+
+
+def _still_writing(copy: Path) -> bool:
     size = (copy / "alive").stat().st_size
     time.sleep(0.5)
-    assert (copy / "alive").stat().st_size == size  # nothing writes any more
+    return (copy / "alive").stat().st_size != size
 
 
 def test_cpu_time_is_limited_too(copy: Path) -> None:
