@@ -14,6 +14,7 @@ decides from the signals.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -82,13 +83,23 @@ _CLAUSE_END = re.compile(r"[.,;!?:\n]| but | aber | pero | mais | ma | mas | н�
 
 @dataclass(frozen=True, slots=True)
 class Cue:
-    """One phrase, compiled."""
+    """One phrase, compiled when first needed: its literal is looked for first, and most
+    reports hold few of ~600 (compiling them all was ~40 ms of every process's start)."""
 
     name: str
     """The phrase; empty for a regular expression, whose signal is the text it matched."""
     literal: str
     """Must occur in the text for `pattern` to match: checked first, ~100× cheaper."""
-    pattern: re.Pattern[str]
+    regex: str
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compiled(self.regex)
+
+
+@functools.cache
+def _compiled(regex: str) -> re.Pattern[str]:
+    return re.compile(regex)
 
 
 def _cue(phrase: str) -> Cue:
@@ -99,11 +110,11 @@ def _cue(phrase: str) -> Cue:
     if phrase.startswith("re:"):
         regex = phrase[3:]
         literal = re.split(r"[\\(\[?*+{|.]", regex.removeprefix("\\b"), maxsplit=1)[0]
-        return Cue("", literal, re.compile(regex))
+        return Cue("", literal, regex)
     if phrase.isascii() or any(c.isalpha() and ord(c) < 0x2E80 for c in phrase):
         literal = phrase.strip()
-        return Cue(literal, literal, re.compile(r"(?<!\w)" + re.escape(literal) + r"(?!\w)"))
-    return Cue(phrase, phrase, re.compile(re.escape(phrase)))
+        return Cue(literal, literal, r"(?<!\w)" + re.escape(literal) + r"(?!\w)")
+    return Cue(phrase, phrase, re.escape(phrase))
 
 
 def _cues(phrases: Iterable[str]) -> tuple[Cue, ...]:

@@ -6,9 +6,15 @@ from __future__ import annotations
 import pytest
 
 from diagnoser.intake.cues import (
+    COMPLAINT_CUES,
+    DEVELOPER_FAILURE_CUES,
     FAILURE_CUES,
     MAX_SCAN_CHARS,
+    NEGATED_CUES,
+    PRAISE_CUES,
+    QUESTION_CUES,
     REGRESSION_CUES,
+    REQUEST_CUES,
     fired,
     normalized,
     signals_in,
@@ -40,6 +46,14 @@ def test_every_literal_phrase_is_found_as_written(kind: Kind, phrases: tuple[str
             found = fired(normalized(phrase, None, developer=False), FAILURE_CUES[kind],
                           negatable=False)  # fmt: skip
             assert phrase.strip() in found, phrase
+
+
+def test_every_phrase_compiles_though_none_is_compiled_before_its_literal_is_seen() -> None:
+    lists = (*FAILURE_CUES.values(), REGRESSION_CUES, REQUEST_CUES, QUESTION_CUES,
+             PRAISE_CUES, NEGATED_CUES, COMPLAINT_CUES, DEVELOPER_FAILURE_CUES)  # fmt: skip
+    for cue in (cue for cues in lists for cue in cues):
+        pattern = cue.pattern  # a bad regular expression raises here
+        assert cue.name == "" or pattern.search(cue.literal), cue  # a phrase finds itself
 
 
 def test_a_regular_expression_phrase_is_named_by_the_text_it_matched() -> None:
