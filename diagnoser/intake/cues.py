@@ -84,7 +84,7 @@ _CLAUSE_END = re.compile(r"[.,;!?:\n]| but | aber | pero | mais | ma | mas | Ð½Ð
 @dataclass(frozen=True, slots=True)
 class Cue:
     """One phrase, compiled when first needed: its literal is looked for first, and most
-    reports hold few of ~600 (compiling them all was ~40 ms of every process's start)."""
+    reports hold few of ~600 (compiling them all was ~20 ms of every process's start)."""
 
     name: str
     """The phrase; empty for a regular expression, whose signal is the text it matched."""
