@@ -10,17 +10,35 @@ from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from api.database import SQLITE
-from api.tables import ClaimRow, DeliveryRow, JobRow, OccurrenceRow, ReportRow
+from api.tables import ClaimRow, DeliveryRow, EventRow, JobRow, OccurrenceRow, ReportRow
 
 REPORTS = cast(Table, ReportRow.__table__)
 JOBS = cast(Table, JobRow.__table__)
 CLAIMS = cast(Table, ClaimRow.__table__)
 OCCURRENCES = cast(Table, OccurrenceRow.__table__)
 DELIVERIES = cast(Table, DeliveryRow.__table__)
+EVENTS = cast(Table, EventRow.__table__)
 INSERT_REPORT = insert(REPORTS)
 INSERT_JOB = insert(JOBS)
 INSERT_OCCURRENCE = insert(OCCURRENCES)
 INSERT_DELIVERY = insert(DELIVERIES)
+ADD_EVENT = (
+    insert(EVENTS)
+    .from_select(
+        ["job_id", "seq", "at", "state", "detail"],
+        select(
+            bindparam("job_id", type_=EVENTS.c.job_id.type),
+            func.coalesce(func.max(EVENTS.c.seq), -1) + 1,
+            bindparam("at", type_=EVENTS.c.at.type),
+            bindparam("state", type_=EVENTS.c.state.type),
+            bindparam("detail", type_=EVENTS.c.detail.type),
+        ).where(EVENTS.c.job_id == bindparam("job_id")),
+    )
+    .returning(EVENTS.c.seq)
+)
+"""A job's next event, numbered after its last (0 for its first), in one statement: a
+job emits ~16 as it runs, and a SELECT then an ORM INSERT per event was ~10 % of an
+offline job's CPU."""
 PUT_CLAIM = {
     name: dialect.insert(CLAIMS)
     .on_conflict_do_nothing(index_elements=[CLAIMS.c.repo, CLAIMS.c.fingerprint])

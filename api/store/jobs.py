@@ -19,7 +19,7 @@ from sqlalchemy import Connection, Row, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from api.schemas import TERMINAL, TRANSITIONS, AttemptOut, EventOut, JobOut, JobState
-from api.statements import INSERT_JOB
+from api.statements import ADD_EVENT, INSERT_JOB
 from api.store.transactions import NUL, Transactions, new_id, without_nul
 from api.tables import (
     AttemptRow,
@@ -150,13 +150,9 @@ class JobRecords(Transactions):
 
     def add_event(self, job_id: str, *, at: datetime, state: str, detail: str) -> int:
         """Append an event; its sequence number in the job (0, 1, …, across restarts)."""
-        with self._write_session() as session:
-            last = session.scalar(select(func.max(EventRow.seq)).where(EventRow.job_id == job_id))
-            seq = 0 if last is None else last + 1
-            session.add(
-                EventRow(job_id=job_id, seq=seq, at=at, state=state, detail=without_nul(detail))
-            )
-            return seq
+        with self._writing() as connection:
+            values = {"job_id": job_id, "at": at, "state": state, "detail": without_nul(detail)}
+            return int(connection.execute(ADD_EVENT, values).scalar_one())
 
     def events(self, job_id: str, *, after: int = -1) -> list[EventOut]:
         if NUL in job_id:
