@@ -23,7 +23,6 @@ the queue's bookkeeping (and the posts and polls, a few ms of it).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -34,7 +33,10 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT)]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+from service_load import cpu_seconds  # noqa: E402
+from service_server import server, wait_ready  # noqa: E402
 
 from api.schemas import TERMINAL  # noqa: E402
 from tests.api.server import free_port, server_env  # noqa: E402
@@ -83,34 +85,16 @@ def per_diagnosis(checkout: Path, reports: int) -> float:
 def per_job(checkout: Path, reports: int) -> float:
     """One run through `diagnoser serve`: the server's CPU seconds per job."""
     port = free_port()
-    with tempfile.TemporaryDirectory() as home:
-        settings = {"PYTHONPATH": str(checkout), "DIAGNOSER_HOME": home,
-                    "DIAGNOSER_RATE_LIMIT_PER_MINUTE": "1000000"}  # fmt: skip
-        server = subprocess.Popen(
-            [sys.executable, "-m", "api.cli", "serve", "--port", str(port)], cwd=checkout,
-            env=server_env(settings), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
-                _ready(client, server)
-                _wait(client, [_post(client, 0)])
-                before = _cpu(server.pid)
-                _wait(client, [_post(client, n) for n in range(1, reports + 1)])
-                return (_cpu(server.pid) - before) / reports
-        finally:
-            server.kill()
-            server.wait()
-
-
-def _ready(client: httpx.Client, server: subprocess.Popen[bytes]) -> None:
-    while server.poll() is None:
-        try:
-            if client.get("/readyz").status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(POLL_SECONDS)
-    raise SystemExit(f"the server exited {server.returncode}")
+    with (
+        tempfile.TemporaryDirectory() as home,
+        server(port, None, Path(home), None, checkout=checkout) as process,
+        httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client,
+    ):
+        wait_ready(str(client.base_url), process)
+        _wait(client, [_post(client, 0)])
+        before = cpu_seconds([process.pid])
+        _wait(client, [_post(client, n) for n in range(1, reports + 1)])
+        return (cpu_seconds([process.pid]) - before) / reports
 
 
 def _post(client: httpx.Client, n: int) -> str:
@@ -127,12 +111,6 @@ def _wait(client: httpx.Client, job_ids: list[str]) -> None:
             time.sleep(POLL_SECONDS)
         if state != "complete":
             raise SystemExit(f"job {job_id} ended {state}")
-
-
-def _cpu(pid: int) -> float:
-    """The process's user and system CPU seconds so far, every thread's."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:

@@ -50,11 +50,13 @@ def database(backend: str) -> Iterator[str | None]:
 @contextmanager
 def server(
     port: int, database_url: str | None, home: Path, profile: tuple[str, Path] | None,
-    workers: int = 1,
+    workers: int = 1, *, checkout: Path = ROOT,
 ) -> Iterator[subprocess.Popen[bytes]]:  # fmt: skip
+    """`diagnoser serve` of `checkout` (its own code first on the path: this one's, or a
+    `git worktree` of another commit's), stopped with SIGINT at the end."""
     env = dict(os.environ, DIAGNOSER_HOME=str(home), DIAGNOSER_GITHUB_SECRET=GITHUB_SECRET)
     env["DIAGNOSER_RATE_LIMIT_PER_MINUTE"] = str(RATE_LIMIT_PER_MINUTE)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(checkout), env.get("PYTHONPATH")]))
     env.pop("DIAGNOSER_DATABASE_URL", None)
     if database_url:
         env["DIAGNOSER_DATABASE_URL"] = database_url
@@ -65,7 +67,7 @@ def server(
         else [sys.executable, "-m", "api.cli", "serve", *serve]
     )
     log = (home / "server.log").open("wb")
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
+    process = subprocess.Popen(command, cwd=checkout, env=env, stdout=log, stderr=log)
     failed = True
     try:
         yield process
